@@ -1,0 +1,40 @@
+# ssvc: `make run` and `make test` are all a fresh Debian machine with the
+# Swift toolchain needs; both install what is missing first.
+
+SWIFT      ?= swift
+BUILD_DIR  := .build/debug
+RUN_DIR    := $(CURDIR)/run
+APT_NEEDS  := libsystemd-dev pkg-config
+
+.PHONY: all deps build test run clean
+
+all: build
+
+# Installs the Debian packages the build needs, once, only when missing.
+deps:
+	@missing=""; \
+	for pkg in $(APT_NEEDS); do \
+	  dpkg-query -W -f='$${Status}' $$pkg 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$pkg"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  sudo=""; [ "$$(id -u)" -eq 0 ] || sudo="sudo"; \
+	  $$sudo apt-get update -q && \
+	  DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -q --no-install-recommends $$missing; \
+	fi
+
+build: deps
+	$(SWIFT) build
+
+test: deps
+	$(SWIFT) build --build-tests
+	SSVC_BIN_DIR=$(CURDIR)/$(BUILD_DIR) $(SWIFT) test --skip-build
+
+# Until the daemon lands, `make run` evaluates the bundled demo response.
+run: build
+	$(BUILD_DIR)/ssvcctl evaluate --format ssvc --response etc/demo/response.json \
+	  --version 1.0 --url https://updates.example.com/ssvc/demo; \
+	  status=$$?; [ $$status -eq 0 ] || [ $$status -eq 10 ] || [ $$status -eq 11 ]
+
+clean:
+	rm -rf .build $(RUN_DIR)

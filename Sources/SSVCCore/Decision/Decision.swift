@@ -1,0 +1,49 @@
+public import FoundationEssentials
+
+/// The outcome of comparing one server response with the running version.
+public struct Decision: Sendable, Equatable {
+    public var updateAvailable: Bool
+    public var updateRequired: Bool
+    /// The running version is newer than the one the server names.
+    public var ahead: Bool
+    /// False when the response named nothing to decide on.
+    public var decided: Bool
+    public var latestVersion: String?
+    public var latestVersionNumber: UInt64?
+    public var minimumSupportedVersionNumber: UInt64?
+    public var availableSince: Date?
+    /// Why the decision is weaker than it looks ("running version number unknown").
+    public var notes: [String]
+    public var description: UpdateDescription?
+
+    public init(
+        updateAvailable: Bool = false, updateRequired: Bool = false, ahead: Bool = false, decided: Bool = false,
+        latestVersion: String? = nil, latestVersionNumber: UInt64? = nil,
+        minimumSupportedVersionNumber: UInt64? = nil, availableSince: Date? = nil,
+        notes: [String] = [], description: UpdateDescription? = nil
+    ) {
+        self.updateAvailable = updateAvailable
+        self.updateRequired = updateRequired
+        self.ahead = ahead
+        self.decided = decided
+        self.latestVersion = latestVersion
+        self.latestVersionNumber = latestVersionNumber
+        self.minimumSupportedVersionNumber = minimumSupportedVersionNumber
+        self.availableSince = availableSince
+        self.notes = notes
+        self.description = description
+    }
+
+    /// Required outranks available, available outranks ahead.
+    public var status: UpdateStatus {
+        if updateRequired { return .updateRequired }
+        if updateAvailable { return .updateAvailable }
+        if ahead { return .ahead }
+        return decided ? .upToDate : .unknown
+    }
+
+    /// The notes as one line, or nil when there are none.
+    public var note: String? {
+        notes.isEmpty ? nil : notes.joined(separator: "; ")
+    }
+}

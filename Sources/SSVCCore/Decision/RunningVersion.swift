@@ -1,0 +1,17 @@
+/// The version of the product installed on this machine, as a check sees it.
+public struct RunningVersion: Sendable, Equatable {
+    /// The version key (`1.4.2`); empty when the product did not say.
+    public var key: String
+    /// The version number; nil when unknown. An explicitly configured `0` is
+    /// a known number (SSVC's own tests run as version 0).
+    public var number: UInt64?
+    public var scheme: VersionScheme
+
+    /// `configuredNumber` wins; without it the number is derived from the key
+    /// with Apple's NumVersion packing where the key fits it.
+    public init(key: String, configuredNumber: UInt64? = nil, scheme: VersionScheme = .dotted) {
+        self.key = key
+        self.number = configuredNumber ?? NumVersion.pack(key)
+        self.scheme = scheme
+    }
+}

@@ -1,0 +1,297 @@
+/// A strict RFC 8259 JSON reader.
+///
+/// Foundation's `JSONDecoder` reports every syntax error as "The given data was
+/// not valid JSON." and forgets key order; operators testing a response
+/// document need to be told where it is broken. This reader names the line and
+/// column, bounds nesting depth, and rejects duplicate keys (a document that
+/// says two things about the same key decides nothing reliably).
+public struct JSONParser {
+    /// Nesting deeper than this is rejected, not recursed into.
+    public static let maximumDepth = 128
+
+    private let bytes: [UInt8]
+    private var index = 0
+    private var depth = 0
+
+    private init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+    /// Parses one JSON document, which must be the whole input apart from
+    /// surrounding white space.
+    public static func parse(_ bytes: [UInt8]) throws(JSONSyntaxError) -> JSONValue {
+        var parser = JSONParser(bytes)
+        parser.skipWhitespace()
+        guard parser.index < bytes.count else {
+            throw parser.error(bytes.isEmpty ? "the document is empty" : "the document is only white space")
+        }
+        let value = try parser.parseValue()
+        parser.skipWhitespace()
+        guard parser.index == bytes.count else {
+            throw parser.error("unexpected \(parser.describeCurrent()) after the document")
+        }
+        return value
+    }
+
+    public static func parse(_ text: String) throws(JSONSyntaxError) -> JSONValue {
+        try parse(Array(text.utf8))
+    }
+
+    private mutating func parseValue() throws(JSONSyntaxError) -> JSONValue {
+        guard index < bytes.count else { throw error("unexpected end of document") }
+        switch bytes[index] {
+        case UInt8(ascii: "{"): return try parseObject()
+        case UInt8(ascii: "["): return try parseArray()
+        case UInt8(ascii: "\""): return .string(try parseString())
+        case UInt8(ascii: "t"): try expectLiteral("true"); return .bool(true)
+        case UInt8(ascii: "f"): try expectLiteral("false"); return .bool(false)
+        case UInt8(ascii: "n"): try expectLiteral("null"); return .null
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number(try parseNumber())
+        default: throw error("unexpected \(describeCurrent()), expected a value")
+        }
+    }
+
+    private mutating func enter() throws(JSONSyntaxError) {
+        depth += 1
+        if depth > Self.maximumDepth {
+            throw error("nesting deeper than \(Self.maximumDepth) levels")
+        }
+    }
+
+    private mutating func parseObject() throws(JSONSyntaxError) -> JSONValue {
+        try enter()
+        index += 1
+        var members: [(key: String, value: JSONValue)] = []
+        var seen = Set<String>()
+        skipWhitespace()
+        if peek(UInt8(ascii: "}")) {
+            index += 1
+            depth -= 1
+            return .object(members)
+        }
+        while true {
+            skipWhitespace()
+            guard peek(UInt8(ascii: "\"")) else {
+                throw error("unexpected \(describeCurrent()), expected a string key")
+            }
+            let keyStart = index
+            let key = try parseString()
+            guard seen.insert(key).inserted else {
+                index = keyStart
+                throw error("duplicate key \"\(key)\"")
+            }
+            skipWhitespace()
+            guard peek(UInt8(ascii: ":")) else {
+                throw error("unexpected \(describeCurrent()), expected ':' after key \"\(key)\"")
+            }
+            index += 1
+            skipWhitespace()
+            members.append((key, try parseValue()))
+            skipWhitespace()
+            if peek(UInt8(ascii: ",")) {
+                index += 1
+            } else if peek(UInt8(ascii: "}")) {
+                index += 1
+                depth -= 1
+                return .object(members)
+            } else {
+                throw error("unexpected \(describeCurrent()), expected ',' or '}'")
+            }
+        }
+    }
+
+    private mutating func parseArray() throws(JSONSyntaxError) -> JSONValue {
+        try enter()
+        index += 1
+        var elements: [JSONValue] = []
+        skipWhitespace()
+        if peek(UInt8(ascii: "]")) {
+            index += 1
+            depth -= 1
+            return .array(elements)
+        }
+        while true {
+            skipWhitespace()
+            elements.append(try parseValue())
+            skipWhitespace()
+            if peek(UInt8(ascii: ",")) {
+                index += 1
+            } else if peek(UInt8(ascii: "]")) {
+                index += 1
+                depth -= 1
+                return .array(elements)
+            } else {
+                throw error("unexpected \(describeCurrent()), expected ',' or ']'")
+            }
+        }
+    }
+
+    private mutating func parseString() throws(JSONSyntaxError) -> String {
+        index += 1  // opening quote
+        var scalars = String.UnicodeScalarView()
+        var runStart = index
+        while index < bytes.count {
+            let byte = bytes[index]
+            switch byte {
+            case UInt8(ascii: "\""):
+                try appendRun(runStart..<index, to: &scalars)
+                index += 1
+                return String(scalars)
+            case UInt8(ascii: "\\"):
+                try appendRun(runStart..<index, to: &scalars)
+                index += 1
+                scalars.append(try parseEscape())
+                runStart = index
+            case 0..<0x20:
+                throw error("control character 0x\(String(byte, radix: 16)) in a string (escape it)")
+            default:
+                index += 1
+            }
+        }
+        throw error("unterminated string")
+    }
+
+    /// Appends an unescaped run of string bytes, which must be valid UTF-8.
+    private func appendRun(
+        _ run: Range<Int>, to scalars: inout String.UnicodeScalarView
+    ) throws(JSONSyntaxError) {
+        guard !run.isEmpty else { return }
+        guard let text = String(validating: bytes[run], as: UTF8.self) else {
+            throw error("invalid UTF-8 in a string")
+        }
+        scalars.append(contentsOf: text.unicodeScalars)
+    }
+
+    private mutating func parseEscape() throws(JSONSyntaxError) -> Unicode.Scalar {
+        guard index < bytes.count else { throw error("unterminated string") }
+        let byte = bytes[index]
+        index += 1
+        switch byte {
+        case UInt8(ascii: "\""): return "\""
+        case UInt8(ascii: "\\"): return "\\"
+        case UInt8(ascii: "/"): return "/"
+        case UInt8(ascii: "b"): return "\u{08}"
+        case UInt8(ascii: "f"): return "\u{0C}"
+        case UInt8(ascii: "n"): return "\n"
+        case UInt8(ascii: "r"): return "\r"
+        case UInt8(ascii: "t"): return "\t"
+        case UInt8(ascii: "u"):
+            let first = try parseHex4()
+            if (0xD800..<0xDC00).contains(first) {
+                guard bytes.count - index >= 6, bytes[index] == UInt8(ascii: "\\"),
+                      bytes[index + 1] == UInt8(ascii: "u") else {
+                    throw error("unpaired surrogate \\u\(String(first, radix: 16))")
+                }
+                index += 2
+                let second = try parseHex4()
+                guard (0xDC00..<0xE000).contains(second) else {
+                    throw error("unpaired surrogate \\u\(String(first, radix: 16))")
+                }
+                let value = 0x10000 + ((first - 0xD800) << 10) + (second - 0xDC00)
+                return Unicode.Scalar(value)!
+            }
+            guard let scalar = Unicode.Scalar(first) else {
+                throw error("unpaired surrogate \\u\(String(first, radix: 16))")
+            }
+            return scalar
+        default:
+            index -= 1
+            throw error("invalid escape \\\(describeCurrent())")
+        }
+    }
+
+    private mutating func parseHex4() throws(JSONSyntaxError) -> UInt32 {
+        guard bytes.count - index >= 4 else { throw error("incomplete \\u escape") }
+        var value: UInt32 = 0
+        for _ in 0..<4 {
+            let byte = bytes[index]
+            let digit: UInt8
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
+            default: throw error("invalid hex digit in \\u escape")
+            }
+            value = value << 4 | UInt32(digit)
+            index += 1
+        }
+        return value
+    }
+
+    private mutating func parseNumber() throws(JSONSyntaxError) -> String {
+        let start = index
+        if peek(UInt8(ascii: "-")) { index += 1 }
+        if peek(UInt8(ascii: "0")) {
+            index += 1
+            if index < bytes.count, isDigit(bytes[index]) {
+                throw error("leading zero in a number")
+            }
+        } else {
+            guard skipDigits() > 0 else { throw error("a number needs digits") }
+        }
+        if peek(UInt8(ascii: ".")) {
+            index += 1
+            guard skipDigits() > 0 else { throw error("a number needs digits after '.'") }
+        }
+        if peek(UInt8(ascii: "e")) || peek(UInt8(ascii: "E")) {
+            index += 1
+            if peek(UInt8(ascii: "+")) || peek(UInt8(ascii: "-")) { index += 1 }
+            guard skipDigits() > 0 else { throw error("a number needs digits in its exponent") }
+        }
+        return String(decoding: bytes[start..<index], as: UTF8.self)
+    }
+
+    private mutating func skipDigits() -> Int {
+        let start = index
+        while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+        return index - start
+    }
+
+    private func isDigit(_ byte: UInt8) -> Bool {
+        byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")
+    }
+
+    private mutating func expectLiteral(_ literal: String) throws(JSONSyntaxError) {
+        let count = literal.utf8.count
+        let matches = bytes.count - index >= count && literal.utf8.elementsEqual(bytes[index..<index + count])
+        guard matches else { throw error("unexpected \(describeCurrent()), expected a value") }
+        index += count
+    }
+
+    private func peek(_ byte: UInt8) -> Bool {
+        index < bytes.count && bytes[index] == byte
+    }
+
+    private mutating func skipWhitespace() {
+        while index < bytes.count {
+            switch bytes[index] {
+            case 0x20, 0x09, 0x0A, 0x0D: index += 1
+            default: return
+            }
+        }
+    }
+
+    private func describeCurrent() -> String {
+        guard index < bytes.count else { return "end of document" }
+        let byte = bytes[index]
+        if byte >= 0x21 && byte < 0x7F { return "'\(Character(Unicode.Scalar(byte)))'" }
+        return "byte 0x\(String(byte, radix: 16))"
+    }
+
+    private func error(_ message: String) -> JSONSyntaxError {
+        var line = 1
+        var lineStart = 0
+        for position in 0..<min(index, bytes.count) where bytes[position] == 0x0A {
+            line += 1
+            lineStart = position + 1
+        }
+        return JSONSyntaxError(message: message, line: line, column: index - lineStart + 1)
+    }
+}
+
+/// Why a document is not JSON, and where.
+public struct JSONSyntaxError: Error, Equatable, CustomStringConvertible {
+    public let message: String
+    public let line: Int
+    public let column: Int
+
+    public var description: String { "not valid JSON: \(message) at line \(line), column \(column)" }
+}

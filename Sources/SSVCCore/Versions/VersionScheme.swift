@@ -1,0 +1,74 @@
+/// How two version keys of one product are ordered.
+public enum VersionScheme: String, CaseIterable, Sendable, Codable {
+    /// Split on `.`; numeric parts compare as numbers, other parts as text;
+    /// missing trailing parts count as 0, so `2.1 == 2.1.0` and `2.31 > 2.4`.
+    case dotted
+    /// Semantic Versioning 2.0.0 precedence (build metadata ignored).
+    case semver
+    /// Debian's ordering, as `dpkg --compare-versions`.
+    case debian
+    /// Foundation's `compare(_:options: .numeric)`, as SSVC and the App Store
+    /// lookup recipe compare `CFBundleShortVersionString`s.
+    case nsnumeric
+
+    /// Orders `lhs` against `rhs`.
+    ///
+    /// | result      | meaning                         |
+    /// |-------------|---------------------------------|
+    /// | `.older`    | `lhs` comes before `rhs`        |
+    /// | `.same`     | equal under this scheme         |
+    /// | `.newer`    | `lhs` comes after `rhs`         |
+    ///
+    /// Throws when either key is not a version under this scheme (`semver`
+    /// and `debian` have a grammar; `dotted` and `nsnumeric` take any text).
+    public func compare(_ lhs: String, _ rhs: String) throws(VersionError) -> VersionComparison {
+        switch self {
+        case .dotted:
+            return DottedVersion.compare(lhs, rhs)
+        case .semver:
+            return try SemanticVersion(parsing: lhs).compare(to: SemanticVersion(parsing: rhs))
+        case .debian:
+            return try DebianVersion(parsing: lhs).compare(to: DebianVersion(parsing: rhs))
+        case .nsnumeric:
+            return NumericStringOrder.compare(lhs, rhs)
+        }
+    }
+
+    /// Checks that `key` is a version under this scheme.
+    public func validate(_ key: String) throws(VersionError) {
+        switch self {
+        case .dotted, .nsnumeric: break
+        case .semver: _ = try SemanticVersion(parsing: key)
+        case .debian: _ = try DebianVersion(parsing: key)
+        }
+    }
+}
+
+/// Where one version stands against another.
+public enum VersionComparison: Sendable, Equatable {
+    case older, same, newer
+
+    /// The same comparison seen from the other side.
+    public var reversed: VersionComparison {
+        switch self {
+        case .older: .newer
+        case .same: .same
+        case .newer: .older
+        }
+    }
+
+    init<T: Comparable>(_ lhs: T, _ rhs: T) {
+        self = lhs < rhs ? .older : (lhs == rhs ? .same : .newer)
+    }
+}
+
+/// A version key that its scheme cannot read.
+public struct VersionError: Error, Equatable, CustomStringConvertible {
+    public let version: String
+    public let scheme: VersionScheme
+    public let reason: String
+
+    public var description: String {
+        "'\(version)' is not a valid \(scheme.rawValue) version: \(reason)"
+    }
+}

@@ -1,0 +1,109 @@
+import ArgumentParser
+import FoundationEssentials
+import SSVCCore
+import SSVCDaemon
+
+/// Decides on a response document as the daemon would, without a daemon:
+/// operators run it on a document before they publish it.
+struct Evaluate: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Decide on a response document offline, as ssvcd would.",
+        discussion: """
+            Prints the decision and exits 0 (up to date, ahead or unknown), 10 (update \
+            available), 11 (update required) or 1 (the response is rejected).
+            """
+    )
+
+    @Option(help: "Server format: \(ResponseFormat.allCases.map(\.rawValue).joined(separator: ", ")).")
+    var format: ResponseFormat = .ssvc
+
+    @Option(help: ArgumentHelp("The response document; - reads standard input.", valueName: "file"))
+    var response: String
+
+    @Option(name: .customLong("version"), help: ArgumentHelp("The running version key.", valueName: "key"))
+    var versionKey: String
+
+    @Option(help: ArgumentHelp("The running version number (default: packed from the key where it fits).", valueName: "n"))
+    var versionNumber: UInt64?
+
+    @Option(help: "Version scheme: \(VersionScheme.allCases.map(\.rawValue).joined(separator: ", ")).")
+    var versionScheme: VersionScheme = .dotted
+
+    @Option(help: ArgumentHelp("The app's identifier at the server.", valueName: "id"))
+    var appId: String?
+
+    @Option(help: ArgumentHelp("Language code (default: from LC_ALL, LC_MESSAGES, LANG; else en).", valueName: "ll"))
+    var language: String?
+
+    @Option(help: ArgumentHelp("Country code (default: from the locale; else none).", valueName: "CC"))
+    var country: String?
+
+    @Option(help: ArgumentHelp("An extra client property for filters (repeatable).", valueName: "key=value"))
+    var property: [String] = []
+
+    @Option(help: ArgumentHelp("The configured server URL: shows the request a check would send.", valueName: "url"))
+    var url: String?
+
+    @Option(help: ArgumentHelp("Decide as at this time (RFC 3339).", valueName: "time"))
+    var now: String?
+
+    @Option(help: ArgumentHelp("Refuse larger documents, as the daemon does.", valueName: "bytes"))
+    var maxResponseBytes = 1 << 20
+
+    @Flag(help: "Print one JSON object instead of text.")
+    var json = false
+
+    func validate() throws {
+        do {
+            try versionScheme.validate(versionKey)
+        } catch {
+            throw ValidationError("--version: \(error)")
+        }
+        for item in property where !(item.split(separator: "=", maxSplits: 1).count == 2 && item.first != "=") {
+            throw ValidationError("--property '\(item)': expected KEY=VALUE")
+        }
+        if let url, !["https://", "http://", "file://"].contains(where: { url.hasPrefix($0) }) {
+            throw ValidationError("--url '\(url)': expected an https, http or file URL")
+        }
+        if let now, RFC3339.parse(now) == nil {
+            throw ValidationError("--now '\(now)': expected an RFC 3339 time such as 2026-01-02T03:04:05Z")
+        }
+        guard maxResponseBytes > 0 else { throw ValidationError("--max-response-bytes must be positive") }
+    }
+
+    func run() throws {
+        let context = makeContext()
+        let decision: Decision
+        do {
+            let body = try BoundedReader.read(path: response, limit: maxResponseBytes)
+            decision = try format.evaluate(body, context: context)
+        } catch {
+            StandardError.writeLine("ssvcctl: \(response): \(error)")
+            throw ExitStatus.failure
+        }
+        let report = EvaluationReport(
+            decision: decision, running: context.running,
+            request: url.map { format.requestURL(base: $0, context: context) }
+        )
+        print(json ? report.json() : report.text())
+        throw ExitStatus.code(for: [decision.status])
+    }
+
+    private func makeContext() -> EvaluationContext {
+        var locale = LocaleSettings.fromEnvironment(ProcessEnvironment.variables())
+        if let language { locale.language = language }
+        if let country { locale.country = country }
+        var properties: [String: String] = [:]
+        for item in property {
+            let parts = item.split(separator: "=", maxSplits: 1)
+            properties[String(parts[0])] = String(parts[1])
+        }
+        return EvaluationContext(
+            running: RunningVersion(key: versionKey, configuredNumber: versionNumber, scheme: versionScheme),
+            appID: appId ?? "",
+            locale: locale,
+            properties: properties,
+            now: now.flatMap(RFC3339.parse) ?? Date()
+        )
+    }
+}

@@ -1,0 +1,90 @@
+import FoundationEssentials
+import SSVCCore
+
+/// What `ssvcctl evaluate` prints: the decision with the running version.
+struct EvaluationReport: Encodable {
+    let status: UpdateStatus
+    let updateAvailable: Bool
+    let updateRequired: Bool
+    let currentVersion: String
+    let currentVersionNumber: UInt64?
+    let latestVersion: String?
+    let latestVersionNumber: UInt64?
+    let minimumSupportedVersionNumber: UInt64?
+    let availableSince: String?
+    let note: String?
+    let description: UpdateDescription?
+    let request: String?
+
+    init(decision: Decision, running: RunningVersion, request: String?) {
+        status = decision.status
+        updateAvailable = decision.updateAvailable
+        updateRequired = decision.updateRequired
+        currentVersion = running.key
+        currentVersionNumber = running.number
+        latestVersion = decision.latestVersion
+        latestVersionNumber = decision.latestVersionNumber
+        minimumSupportedVersionNumber = decision.minimumSupportedVersionNumber
+        availableSince = decision.availableSince.map(RFC3339.format)
+        note = decision.note
+        description = decision.description
+        self.request = request
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case status, updateAvailable, updateRequired, currentVersion, currentVersionNumber
+        case latestVersion, latestVersionNumber, minimumSupportedVersionNumber, availableSince
+        case note, description, request
+    }
+
+    /// Absent values are written as `null` so that every key is always there.
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(status, forKey: .status)
+        try container.encode(updateAvailable, forKey: .updateAvailable)
+        try container.encode(updateRequired, forKey: .updateRequired)
+        try container.encode(currentVersion, forKey: .currentVersion)
+        try container.encode(currentVersionNumber, forKey: .currentVersionNumber)
+        try container.encode(latestVersion, forKey: .latestVersion)
+        try container.encode(latestVersionNumber, forKey: .latestVersionNumber)
+        try container.encode(minimumSupportedVersionNumber, forKey: .minimumSupportedVersionNumber)
+        try container.encode(availableSince, forKey: .availableSince)
+        try container.encode(note, forKey: .note)
+        try container.encode(description, forKey: .description)
+        if let request { try container.encode(request, forKey: .request) }
+    }
+
+    func json() -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        // Encoding plain strings, numbers and booleans cannot fail.
+        return String(decoding: (try? encoder.encode(self)) ?? Data("{}".utf8), as: UTF8.self)
+    }
+
+    func text() -> String {
+        func version(_ key: String?, _ number: UInt64?) -> String? {
+            switch (key, number) {
+            case let (key?, number?): "\(key) (\(number))"
+            case let (key?, nil): key
+            case let (nil, number?): "(\(number))"
+            case (nil, nil): nil
+            }
+        }
+        let rows: [(String, String?)] = [
+            ("status", status.rawValue),
+            ("current version", version(currentVersion.isEmpty ? "(unknown)" : currentVersion, currentVersionNumber)),
+            ("latest version", version(latestVersion, latestVersionNumber)),
+            ("minimum supported", minimumSupportedVersionNumber.map(String.init)),
+            ("available since", availableSince),
+            ("message", description?.message),
+            ("what is new", description?.whatIsNew),
+            ("warnings", description?.warnings),
+            ("target url", description?.targetUrl),
+            ("note", note),
+            ("request", request),
+        ]
+        return rows.compactMap { label, value in
+            value.map { label + String(repeating: " ", count: max(1, 19 - label.count)) + $0 }
+        }.joined(separator: "\n")
+    }
+}

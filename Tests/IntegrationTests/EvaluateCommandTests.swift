@@ -1,0 +1,152 @@
+import Foundation
+import Testing
+
+/// `ssvcctl evaluate` as an operator runs it on a document before publishing.
+@Suite("ssvcctl evaluate")
+struct EvaluateCommandTests {
+    let folder: TemporaryFolder
+
+    init() throws { folder = try TemporaryFolder() }
+
+    func evaluate(_ document: String, _ extra: [String] = [], version: String = "1.0") throws -> CommandResult {
+        let response = try folder.file("response.json", document)
+        return try Executable.run("ssvcctl", ["evaluate", "--format", "ssvc", "--response", response, "--version", version] + extra)
+    }
+
+    func json(_ result: CommandResult) throws -> [String: Any] {
+        let object = try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8))
+        return try #require(object as? [String: Any])
+    }
+
+    @Test("SSVC's own cases decide and exit as the spec says", arguments: [
+        (#"{"SSVCMinimumSupportedVersionNumber":16809984,"SSVCLatestVersionAvailableSince":1388750400,"SSVCLatestVersionKey":"1.0","SSVCLatestVersionNumber":16809984}"#, Int32(11), "update-required"),
+        (#"{"SSVCMinimumSupportedVersionNumber":0,"SSVCLatestVersionKey":"1.0","SSVCLatestVersionNumber":16809984}"#, 10, "update-available"),
+        (#"{"SSVCLatestVersionKey":"1.0","SSVCLatestVersionNumber":16809984}"#, 10, "update-available"),
+        (#"{"SSVCLatestVersionKey":"1.0"}"#, 10, "update-available"),
+        ("{}", 0, "unknown"),
+    ])
+    func ownCases(document: String, status: Int32, statusName: String) throws {
+        let result = try evaluate(document, ["--version-number", "0", "--json"], version: "")
+        #expect(result.status == status, "\(result.standardError)")
+        #expect(try json(result)["status"] as? String == statusName)
+    }
+
+    @Test("up to date and ahead exit 0, available 10, required 11", arguments: [
+        (#"{"SSVCLatestVersionKey":"1.0"}"#, Int32(0), "up-to-date"),
+        (#"{"SSVCLatestVersionKey":"0.9"}"#, 0, "ahead"),
+        (#"{"SSVCLatestVersionKey":"1.0.1"}"#, 10, "update-available"),
+        (#"{"SSVCLatestVersionKey":"1.1","SSVCMinimumSupportedVersionNumber":17000000}"#, 11, "update-required"),
+    ])
+    func exitCodes(document: String, status: Int32, statusName: String) throws {
+        let result = try evaluate(document)
+        #expect(result.status == status)
+        #expect(result.standardOutput.hasPrefix("status             \(statusName)\n"))
+        #expect(result.standardError.isEmpty)
+    }
+
+    @Test("--json carries every decision field, null when absent")
+    func jsonFields() throws {
+        let result = try evaluate(#"{"SSVCLatestVersionKey":"1.1","SSVCLatestVersionNumber":17858560,"SSVCLatestVersionAvailableSince":1388750400}"#, ["--json"])
+        let object = try json(result)
+        #expect(object["status"] as? String == "update-available")
+        #expect(object["updateAvailable"] as? Bool == true)
+        #expect(object["updateRequired"] as? Bool == false)
+        #expect(object["latestVersion"] as? String == "1.1")
+        #expect((object["latestVersionNumber"] as? NSNumber)?.uint64Value == 17_858_560)
+        #expect(object["minimumSupportedVersionNumber"] is NSNull)
+        #expect(object["availableSince"] as? String == "2014-01-03T12:00:00Z")
+        #expect(object["note"] is NSNull)
+        #expect((object["currentVersionNumber"] as? NSNumber)?.uint64Value == 16_809_984)
+        #expect(object["request"] == nil)
+    }
+
+    @Test("--url shows the request, with the locale from the environment or the flags")
+    func requestURL() throws {
+        let response = try folder.file("r.json", "{}")
+        let base = ["evaluate", "--response", response, "--version", "2.0 beta", "--url", "https://h.example/c?app=x", "--json"]
+        let fromEnvironment = try Executable.run("ssvcctl", base, environment: ["LANG": "de_AT.UTF-8"])
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(fromEnvironment.standardOutput.utf8)) as? [String: Any])
+        #expect(object["request"] as? String == "https://h.example/c?app=x&SSVCLatestVersionKey=2.0%20beta&SSVCLatestVersionNumber=0&SSVCLanguage=de&SSVCCountry=AT&SSVCClientProtocolVersion=1")
+
+        let fromFlags = try Executable.run("ssvcctl", base.dropLast() + ["--language", "tr", "--country", "TR"], environment: ["LANG": "de_AT.UTF-8"])
+        #expect(fromFlags.standardOutput.contains("SSVCLanguage=tr&SSVCCountry=TR&"))
+    }
+
+    @Test("reads the document from standard input with -")
+    func standardInput() throws {
+        let result = try Executable.run(
+            "ssvcctl", ["evaluate", "--response", "-", "--version", "1.0"],
+            input: Data(#"{"SSVCLatestVersionKey":"2.0"}"#.utf8)
+        )
+        #expect(result.status == 10)
+    }
+
+    @Test("the version scheme decides key comparisons")
+    func schemes() throws {
+        #expect(try evaluate(#"{"SSVCLatestVersionKey":"1.0.0"}"#, ["--version-scheme", "semver"], version: "1.0.0-rc.1").status == 10)
+        #expect(try evaluate(#"{"SSVCLatestVersionKey":"1.0~rc1"}"#, ["--version-scheme", "debian"], version: "1.0").status == 0)
+        #expect(try evaluate(#"{"SSVCLatestVersionKey":"1.10"}"#, ["--version-scheme", "nsnumeric"], version: "1.9").status == 10)
+    }
+
+    @Test("a bad response exits 1 with one line naming the problem", arguments: [
+        ("not json", "not valid JSON: unexpected 'n', expected a value at line 1, column 1"),
+        ("", "not valid JSON: the document is empty"),
+        ("[]", "document: expected an object, found an array"),
+        (#"{"SSVCLatestVersionNumber":"5"}"#, #"SSVCLatestVersionNumber: expected an unsigned integer, found the string "5""#),
+        (#"{"SSVCLatestVersionNumber":-5}"#, "SSVCLatestVersionNumber: expected an unsigned integer, found -5"),
+        (#"{"SSVCMinimumSupportedVersionNumber":2.5}"#, "SSVCMinimumSupportedVersionNumber: expected an unsigned integer, found 2.5"),
+        (#"{"SSVCLatestVersionNumber":99999999999999999999}"#, "SSVCLatestVersionNumber: 99999999999999999999 is larger than 18446744073709551615"),
+        (String(repeating: "[", count: 10_000) + String(repeating: "]", count: 10_000), "nesting deeper than"),
+        (#"{"a":1,"a":2}"#, #"duplicate key "a""#),
+    ])
+    func badResponse(document: String, problem: String) throws {
+        let result = try evaluate(document)
+        #expect(result.status == 1)
+        #expect(result.standardOutput.isEmpty)
+        let lines = result.standardError.split(separator: "\n")
+        #expect(lines.count == 1)
+        #expect(result.standardError.hasPrefix("ssvcctl: "))
+        #expect(result.standardError.contains(problem), "\(result.standardError)")
+    }
+
+    @Test("null values count as absent, not as errors")
+    func nullValues() throws {
+        let result = try evaluate(#"{"SSVCLatestVersionKey":"1.1","SSVCLatestVersionNumber":null,"SSVCMinimumSupportedVersionNumber":null,"SSVCLatestVersionAvailableSince":null}"#)
+        #expect(result.status == 10)
+    }
+
+    @Test("10 MiB of white space is refused by size, and by content when allowed in")
+    func hugeWhitespace() throws {
+        let response = try folder.file("big.json", Data(repeating: 0x20, count: 10 << 20))
+        let capped = try Executable.run("ssvcctl", ["evaluate", "--response", response, "--version", "1.0"])
+        #expect(capped.status == 1)
+        #expect(capped.standardError.contains("is larger than 1048576 bytes"))
+
+        let allowed = try Executable.run("ssvcctl", ["evaluate", "--response", response, "--version", "1.0", "--max-response-bytes", "20000000"])
+        #expect(allowed.status == 1)
+        #expect(allowed.standardError.contains("the document is only white space"))
+    }
+
+    @Test("a missing document exits 1 naming the file")
+    func missingFile() throws {
+        let result = try Executable.run("ssvcctl", ["evaluate", "--response", "/nonexistent/r.json", "--version", "1.0"])
+        #expect(result.status == 1)
+        #expect(result.standardError == "ssvcctl: /nonexistent/r.json: cannot open /nonexistent/r.json: No such file or directory\n")
+    }
+
+    @Test("usage errors exit 64", arguments: [
+        ["evaluate", "--version", "1.0"],
+        ["evaluate", "--response", "-"],
+        ["evaluate", "--response", "-", "--version", "1.0", "--format", "xml"],
+        ["evaluate", "--response", "-", "--version", "1.0", "--property", "novalue"],
+        ["evaluate", "--response", "-", "--version", "1.0", "--url", "ftp://h/c"],
+        ["evaluate", "--response", "-", "--version", "1.0", "--now", "yesterday"],
+        ["evaluate", "--response", "-", "--version", "1.0", "--version-scheme", "semver"],
+        ["evaluate", "--response", "-", "--version", "1.0", "--version-number", "-1"],
+        ["frobnicate"],
+    ])
+    func usage(arguments: [String]) throws {
+        let result = try Executable.run("ssvcctl", arguments, input: Data("{}".utf8))
+        #expect(result.status == 64, "\(arguments): \(result.standardError)")
+    }
+}

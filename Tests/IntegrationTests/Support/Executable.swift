@@ -1,0 +1,79 @@
+import Foundation
+import Testing
+
+/// What a finished command left behind.
+struct CommandResult {
+    let status: Int32
+    let standardOutput: String
+    let standardError: String
+}
+
+/// The package's built executables, run as a user would run them.
+enum Executable {
+    /// `SSVC_BIN_DIR` (the Makefile sets it), else the folder of the test
+    /// runner itself, where SwiftPM puts the executables beside it.
+    static func path(_ name: String) throws -> String {
+        var folder = ProcessInfo.processInfo.environment["SSVC_BIN_DIR"] ?? ""
+        if folder.isEmpty {
+            let runner = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
+            folder = URL(fileURLWithPath: runner).deletingLastPathComponent().path
+        }
+        let path = "\(folder)/\(name)"
+        try #require(FileManager.default.isExecutableFile(atPath: path), "\(path) is not built: run 'make test'")
+        return path
+    }
+
+    /// Runs `name` with `arguments`, feeding `input` on standard input;
+    /// output goes through files so that neither stream can fill and block.
+    static func run(
+        _ name: String, _ arguments: [String], input: Data = Data(), environment: [String: String]? = nil
+    ) throws -> CommandResult {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ssvc-run-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let inputURL = folder.appendingPathComponent("in")
+        let outputURL = folder.appendingPathComponent("out")
+        let errorURL = folder.appendingPathComponent("err")
+        try input.write(to: inputURL)
+        try Data().write(to: outputURL)
+        try Data().write(to: errorURL)
+
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try path(name))
+        process.arguments = arguments
+        if let environment { process.environment = environment }
+        process.standardInput = try FileHandle(forReadingFrom: inputURL)
+        process.standardOutput = try FileHandle(forWritingTo: outputURL)
+        process.standardError = try FileHandle(forWritingTo: errorURL)
+        try process.run()
+        process.waitUntilExit()
+        return CommandResult(
+            status: process.terminationStatus,
+            standardOutput: try String(contentsOf: outputURL, encoding: .utf8),
+            standardError: try String(contentsOf: errorURL, encoding: .utf8)
+        )
+    }
+}
+
+/// A scratch folder removed when the test ends.
+final class TemporaryFolder {
+    let url: URL
+
+    init() throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("ssvc-test-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(at: url) }
+
+    /// Writes `contents` to a file in the folder and returns its path.
+    func file(_ name: String, _ contents: Data) throws -> String {
+        let file = url.appendingPathComponent(name)
+        try contents.write(to: file)
+        return file.path
+    }
+
+    func file(_ name: String, _ text: String) throws -> String {
+        try file(name, Data(text.utf8))
+    }
+}

@@ -1,0 +1,254 @@
+import Foundation
+import Testing
+@testable import SSVCCore
+
+@Suite("dotted scheme")
+struct DottedSchemeTests {
+    @Test("orders as the spec says", arguments: [
+        ("2.1", "2.1.0", VersionComparison.same),
+        ("2.31", "2.4", .newer),
+        ("1.10", "1.9", .newer),
+        ("1.0", "1.0.1", .older),
+        ("1.01", "1.1", .same),
+        ("1.a", "1.b", .older),
+        ("1.2", "1.10a", .newer),  // "2" against "10a" is text: "2" > "1"
+        ("99999999999999999999.1", "99999999999999999998.9", .newer),
+        ("1..2", "1.0.2", .same),
+        (" 1.2 ", "1.2", .same),
+        ("", "0", .same),
+    ])
+    func order(lhs: String, rhs: String, expected: VersionComparison) throws {
+        #expect(try VersionScheme.dotted.compare(lhs, rhs) == expected)
+        #expect(try VersionScheme.dotted.compare(rhs, lhs) == expected.reversed)
+    }
+}
+
+@Suite("semver scheme")
+struct SemverSchemeTests {
+    /// semver.org's own precedence example, in increasing order.
+    static let ladder = [
+        "1.0.0-alpha", "1.0.0-alpha.1", "1.0.0-alpha.beta", "1.0.0-beta", "1.0.0-beta.2",
+        "1.0.0-beta.11", "1.0.0-rc.1", "1.0.0", "2.0.0", "2.1.0", "2.1.1",
+        "18446744073709551616.0.0",
+    ]
+
+    @Test("follows semver.org's precedence, every pair")
+    func ladderOrder() throws {
+        for (i, a) in Self.ladder.enumerated() {
+            for (j, b) in Self.ladder.enumerated() {
+                #expect(try VersionScheme.semver.compare(a, b) == VersionComparison(i, j), "\(a) vs \(b)")
+            }
+        }
+    }
+
+    @Test("ignores build metadata and accepts a leading v")
+    func buildMetadata() throws {
+        #expect(try VersionScheme.semver.compare("1.0.0+20130313144700", "1.0.0+exp.sha.5114f85") == .same)
+        #expect(try VersionScheme.semver.compare("v1.2.3", "1.2.3") == .same)
+        #expect(try VersionScheme.semver.compare("1.0.0-99999999999999999999", "1.0.0-100000000000000000000") == .older)
+    }
+
+    @Test("rejects what is not a semantic version", arguments: [
+        "1.2", "1.2.3.4", "01.2.3", "1.02.3", "1.2.3-", "1.2.3-01", "1.2.3-a..b", "1.2.3+", "1.2.3+a_b", "", "1.2.x", "1.2.3-ä",
+    ])
+    func rejects(version: String) {
+        #expect(throws: VersionError.self) { try VersionScheme.semver.validate(version) }
+    }
+}
+
+@Suite("debian scheme")
+struct DebianSchemeTests {
+    @Test("orders the classic cases", arguments: [
+        ("1.0~rc1", "1.0", VersionComparison.older),
+        ("1.0", "1.0-0", .same),
+        ("1:0.1", "2.0", .newer),
+        ("1.0a", "1.0+", .older),
+        ("1.0", "1.0a", .older),
+        ("1.0~~", "1.0~", .older),
+        ("2.30", "2.4", .newer),
+        ("1.2-3-4", "1.2-3", .newer),
+        ("", "0", .older),
+        ("", "~", .older),
+        ("<unknown>", "", .same),
+        ("abc", "1", .newer),
+    ])
+    func order(lhs: String, rhs: String, expected: VersionComparison) throws {
+        #expect(try VersionScheme.debian.compare(lhs, rhs) == expected)
+        #expect(try VersionScheme.debian.compare(rhs, lhs) == expected.reversed)
+    }
+
+    @Test("rejects what dpkg rejects", arguments: [
+        ("1:", "nothing after colon in version number"),
+        ("1.0-", "revision number is empty"),
+        ("a:1", "epoch in version is not number"),
+        (":1", "epoch in version is empty"),
+        ("1 2", "version string has embedded spaces"),
+        ("99999999999:1", "epoch in version is too big"),
+        ("-1", "version number is empty"),
+    ])
+    func rejects(version: String, reason: String) {
+        let error = #expect(throws: VersionError.self) { try VersionScheme.debian.validate(version) }
+        #expect(error?.reason == reason)
+    }
+
+    /// Random Debian versions: epochs, `~`, `+`, letters, revisions, and many
+    /// near-twins so that equal and adjacent pairs are common.
+    static func corpus(count: Int) -> [(String, String)] {
+        var random = SplitMix64(seed: 0x55_5643)
+        func pick(_ characters: String) -> Character { characters.randomElement(using: &random)! }
+        func segment() -> String {
+            var text = ""
+            for _ in 0..<Int.random(in: 1...6, using: &random) {
+                switch Int.random(in: 0..<10, using: &random) {
+                case 0..<5: text.append(pick("0123456789"))
+                case 5..<7: text.append(pick("abzAZ"))
+                case 7: text.append("~")
+                case 8: text.append("+")
+                default: text.append(".")
+                }
+            }
+            return text
+        }
+        func version() -> String {
+            var text = ""
+            if Int.random(in: 0..<5, using: &random) == 0 { text += "\(Int.random(in: 0...3, using: &random)):" }
+            text += String(pick("0123456789")) + segment()
+            if Bool.random(using: &random) { text += "-" + String(pick("0123456789")) + segment() }
+            return text
+        }
+        func mutate(_ text: String) -> String {
+            var characters = Array(text)
+            switch Int.random(in: 0..<6, using: &random) {
+            case 0: return text
+            case 1: return text + "~" + segment()
+            case 2: return text + "." + String(pick("0123456789"))
+            case 3:
+                let index = Int.random(in: 0..<characters.count, using: &random)
+                if characters[index].isNumber { characters[index] = pick("0123456789") }
+                return String(characters)
+            case 4: return text.replacingOccurrences(of: ".", with: ".0", options: [], range: nil)
+            default: return text + "+" + segment()
+            }
+        }
+        return (0..<count).map { _ in
+            let first = version()
+            return (first, Int.random(in: 0..<3, using: &random) == 0 ? version() : mutate(first))
+        }
+    }
+
+    @Test("agrees with dpkg --compare-versions on 2,500 generated pairs")
+    func agreesWithDpkg() throws {
+        let dpkg = try #require(
+            ["/usr/bin/dpkg", "/bin/dpkg"].first { FileManager.default.isExecutableFile(atPath: $0) },
+            "dpkg is needed to check the debian scheme"
+        )
+        let pairs = Self.corpus(count: 2_500)
+        let answers = try Self.askDpkg(dpkg, pairs)
+        try #require(answers.count == pairs.count)
+        var disagreements = 0
+        for ((a, b), answer) in zip(pairs, answers) {
+            let ours = try VersionScheme.debian.compare(a, b)
+            if ours != answer {
+                disagreements += 1
+                Issue.record("\(a) vs \(b): dpkg says \(answer), ssvc says \(ours)")
+            }
+            if disagreements > 10 { break }
+        }
+        #expect(Set(answers.map { "\($0)" }).count == 3, "the corpus should hold all three outcomes")
+    }
+
+    /// One shell runs dpkg for every pair: far cheaper than a process per pair from here.
+    static func askDpkg(_ dpkg: String, _ pairs: [(String, String)]) throws -> [VersionComparison] {
+        let script = """
+            while IFS=' ' read -r a b; do
+              if \(dpkg) --compare-versions "$a" lt "$b"; then echo older
+              elif \(dpkg) --compare-versions "$a" eq "$b"; then echo same
+              else echo newer; fi
+            done
+            """
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/bash")
+        process.arguments = ["-c", script]
+        let input = Pipe()
+        let output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        try process.run()
+        let text = pairs.map { "\($0) \($1)\n" }.joined()
+        input.fileHandleForWriting.write(Data(text.utf8))
+        try input.fileHandleForWriting.close()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self).split(separator: "\n").map {
+            switch $0 {
+            case "older": .older
+            case "same": .same
+            default: .newer
+            }
+        }
+    }
+}
+
+@Suite("nsnumeric scheme")
+struct NumericSchemeTests {
+    @Test("orders as Foundation's numeric compare does", arguments: [
+        ("1.10", "1.9", VersionComparison.newer),
+        ("a01", "a1", .same),
+        ("1", "1.0", .older),
+        ("x09y", "x9z", .older),
+        ("1.2b", "1.2a", .newer),
+        ("a", "B", .newer),
+    ])
+    func order(lhs: String, rhs: String, expected: VersionComparison) throws {
+        #expect(try VersionScheme.nsnumeric.compare(lhs, rhs) == expected)
+    }
+
+    @Test("agrees with Foundation's compare(_:options: .numeric) on 20,000 generated pairs")
+    func agreesWithFoundation() throws {
+        var random = SplitMix64(seed: 0x4E53)
+        func text() -> String {
+            String((0..<Int.random(in: 0...8, using: &random)).map { _ in
+                "000123456789..-abAZ~ ".randomElement(using: &random)!
+            })
+        }
+        var disagreements = 0
+        for _ in 0..<20_000 {
+            let a = text()
+            let b = Bool.random(using: &random) ? text() : a + text()
+            let expected: VersionComparison = switch a.compare(b, options: .numeric) {
+            case .orderedAscending: .older
+            case .orderedSame: .same
+            case .orderedDescending: .newer
+            }
+            let ours = try VersionScheme.nsnumeric.compare(a, b)
+            if ours != expected {
+                disagreements += 1
+                Issue.record("'\(a)' vs '\(b)': Foundation says \(expected), ssvc says \(ours)")
+            }
+            if disagreements > 10 { break }
+        }
+    }
+}
+
+@Suite("NumVersion packing")
+struct NumVersionTests {
+    @Test("packs keys that fit", arguments: [
+        ("1.0", UInt64(16_809_984)), ("1.0.4", 17_072_128), ("1.1", 17_858_560),
+        ("10.2.3", 270_761_984), ("99.15.15", 0x99FF_8000),
+    ])
+    func packs(key: String, number: UInt64) {
+        #expect(NumVersion.pack(key) == number)
+    }
+
+    @Test("refuses keys that do not fit", arguments: ["1", "100.0", "1.16", "1.0.16", "1.0.0.0", "1.a", "", "1.", "-1.0", " 1.0"])
+    func refuses(key: String) {
+        #expect(NumVersion.pack(key) == nil)
+    }
+
+    @Test("a configured number wins over the packed one")
+    func configuredWins() {
+        #expect(RunningVersion(key: "1.0").number == 16_809_984)
+        #expect(RunningVersion(key: "1.0", configuredNumber: 0).number == 0)
+        #expect(RunningVersion(key: "1.0-beta").number == nil)
+    }
+}
