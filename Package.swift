@@ -45,6 +45,7 @@ let package = Package(
 
         .testTarget(name: "SSVCCoreTests", dependencies: ["SSVCCore"]),
         .testTarget(name: "SSVCSystemdTests", dependencies: ["SSVCSystemd"]),
+        .testTarget(name: "SSVCDaemonTests", dependencies: ["SSVCDaemon", "SSVCCore"]),
         .testTarget(name: "IntegrationTests", dependencies: ["SSVCCore"]),
     ]
 )

@@ -26,11 +26,16 @@ struct Evaluate: ParsableCommand {
     @Option(help: ArgumentHelp("The running version number (default: packed from the key where it fits).", valueName: "n"))
     var versionNumber: UInt64?
 
-    @Option(help: "Version scheme: \(VersionScheme.allCases.map(\.rawValue).joined(separator: ", ")).")
-    var versionScheme: VersionScheme = .dotted
+    @Option(help: ArgumentHelp(
+        "Version scheme: \(VersionScheme.allCases.map(\.rawValue).joined(separator: ", ")) (default: nsnumeric for itunes, else dotted).",
+        valueName: "scheme"))
+    var versionScheme: VersionScheme?
 
-    @Option(help: ArgumentHelp("The app's identifier at the server.", valueName: "id"))
+    @Option(help: ArgumentHelp("The app's identifier at the server (needed for turkcell).", valueName: "id"))
     var appId: String?
+
+    @Option(help: ArgumentHelp("itunes: offer a version only this many days after its release.", valueName: "days"))
+    var minReleaseAgeDays: UInt?
 
     @Option(help: ArgumentHelp("Language code (default: from LC_ALL, LC_MESSAGES, LANG; else en).", valueName: "ll"))
     var language: String?
@@ -53,9 +58,11 @@ struct Evaluate: ParsableCommand {
     @Flag(help: "Print one JSON object instead of text.")
     var json = false
 
+    private var scheme: VersionScheme { versionScheme ?? format.defaultVersionScheme }
+
     func validate() throws {
         do {
-            try versionScheme.validate(versionKey)
+            try scheme.validate(versionKey)
         } catch {
             throw ValidationError("--version: \(error)")
         }
@@ -69,24 +76,27 @@ struct Evaluate: ParsableCommand {
             throw ValidationError("--now '\(now)': expected an RFC 3339 time such as 2026-01-02T03:04:05Z")
         }
         guard maxResponseBytes > 0 else { throw ValidationError("--max-response-bytes must be positive") }
+        if format == .turkcell && (appId ?? "").isEmpty {
+            throw ValidationError("--app-id is needed for --format turkcell: the document's packageName must match it")
+        }
     }
 
     func run() throws {
         let context = makeContext()
-        let decision: Decision
+        let evaluation: Evaluation
         do {
             let body = try BoundedReader.read(path: response, limit: maxResponseBytes)
-            decision = try format.evaluate(body, context: context)
+            evaluation = try format.evaluate(body, context: context)
         } catch {
             StandardError.writeLine("ssvcctl: \(response): \(error)")
             throw ExitStatus.failure
         }
         let report = EvaluationReport(
-            decision: decision, running: context.running,
+            evaluation: evaluation, format: format, running: context.running,
             request: url.map { format.requestURL(base: $0, context: context) }
         )
         print(json ? report.json() : report.text())
-        throw ExitStatus.code(for: [decision.status])
+        throw ExitStatus.code(for: [evaluation.decision.status])
     }
 
     private func makeContext() -> EvaluationContext {
@@ -99,11 +109,13 @@ struct Evaluate: ParsableCommand {
             properties[String(parts[0])] = String(parts[1])
         }
         return EvaluationContext(
-            running: RunningVersion(key: versionKey, configuredNumber: versionNumber, scheme: versionScheme),
+            running: RunningVersion(key: versionKey, configuredNumber: versionNumber, scheme: scheme),
             appID: appId ?? "",
             locale: locale,
+            machine: MachineFactsReader.gather(),
             properties: properties,
-            now: now.flatMap(RFC3339.parse) ?? Date()
+            now: now.flatMap(RFC3339.parse) ?? Date(),
+            minimumReleaseAgeDays: minReleaseAgeDays
         )
     }
 }

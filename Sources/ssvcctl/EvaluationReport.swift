@@ -14,9 +14,30 @@ struct EvaluationReport: Encodable {
     let availableSince: String?
     let note: String?
     let description: UpdateDescription?
+    /// Turkcell only: the messages that would be shown now.
+    let messages: [MessageReport]?
     let request: String?
 
-    init(decision: Decision, running: RunningVersion, request: String?) {
+    struct MessageReport: Encodable {
+        let key: String
+        let title: String?
+        let message: String?
+        let whatIsNew: String?
+        let warnings: String?
+        let targetUrl: String?
+
+        init(_ notice: MessageNotice) {
+            key = notice.key
+            title = notice.description.title
+            message = notice.description.message
+            whatIsNew = notice.description.whatIsNew
+            warnings = notice.description.warnings
+            targetUrl = notice.description.targetUrl
+        }
+    }
+
+    init(evaluation: Evaluation, format: ResponseFormat, running: RunningVersion, request: String?) {
+        let decision = evaluation.decision
         status = decision.status
         updateAvailable = decision.updateAvailable
         updateRequired = decision.updateRequired
@@ -28,13 +49,14 @@ struct EvaluationReport: Encodable {
         availableSince = decision.availableSince.map(RFC3339.format)
         note = decision.note
         description = decision.description
+        messages = format == .turkcell ? evaluation.messages.map(MessageReport.init) : nil
         self.request = request
     }
 
     private enum CodingKeys: String, CodingKey {
         case status, updateAvailable, updateRequired, currentVersion, currentVersionNumber
         case latestVersion, latestVersionNumber, minimumSupportedVersionNumber, availableSince
-        case note, description, request
+        case note, description, messages, request
     }
 
     /// Absent values are written as `null` so that every key is always there.
@@ -51,6 +73,7 @@ struct EvaluationReport: Encodable {
         try container.encode(availableSince, forKey: .availableSince)
         try container.encode(note, forKey: .note)
         try container.encode(description, forKey: .description)
+        if let messages { try container.encode(messages, forKey: .messages) }
         if let request { try container.encode(request, forKey: .request) }
     }
 
@@ -82,7 +105,9 @@ struct EvaluationReport: Encodable {
             ("target url", description?.targetUrl),
             ("note", note),
             ("request", request),
-        ]
+        ] + (messages ?? []).map { message in
+            ("shown message", [message.title, message.message].compactMap { $0 }.joined(separator: ": "))
+        }
         return rows.compactMap { label, value in
             value.map { label + String(repeating: " ", count: max(1, 19 - label.count)) + $0 }
         }.joined(separator: "\n")
