@@ -18,21 +18,16 @@ struct EvaluationReport: Encodable {
     let messages: [MessageReport]?
     let request: String?
 
+    /// A message as its key beside its description's fields.
     struct MessageReport: Encodable {
-        let key: String
-        let title: String?
-        let message: String?
-        let whatIsNew: String?
-        let warnings: String?
-        let targetUrl: String?
+        let notice: MessageNotice
 
-        init(_ notice: MessageNotice) {
-            key = notice.key
-            title = notice.description.title
-            message = notice.description.message
-            whatIsNew = notice.description.whatIsNew
-            warnings = notice.description.warnings
-            targetUrl = notice.description.targetUrl
+        private enum CodingKeys: String, CodingKey { case key }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(notice.key, forKey: .key)
+            try notice.description.encode(to: encoder)
         }
     }
 
@@ -49,7 +44,7 @@ struct EvaluationReport: Encodable {
         availableSince = decision.availableSince.map(RFC3339.format)
         note = decision.note
         description = decision.description
-        messages = format == .turkcell ? evaluation.messages.map(MessageReport.init) : nil
+        messages = format == .turkcell ? evaluation.messages.map { MessageReport(notice: $0) } : nil
         self.request = request
     }
 
@@ -105,10 +100,12 @@ struct EvaluationReport: Encodable {
             ("target url", description?.targetUrl),
             ("note", note),
             ("request", request),
-        ] + (messages ?? []).map { message in
-            ("shown message", [message.title, message.message].compactMap { $0 }.joined(separator: ": "))
+        ]
+        let shown: [(String, String?)] = (messages ?? []).map { report in
+            let texts: [String?] = [report.notice.description.title, report.notice.description.message]
+            return ("shown message", texts.compactMap { $0 }.joined(separator: ": "))
         }
-        return rows.compactMap { label, value in
+        return (rows + shown).compactMap { label, value in
             value.map { label + String(repeating: " ", count: max(1, 19 - label.count)) + $0 }
         }.joined(separator: "\n")
     }
