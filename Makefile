@@ -30,11 +30,15 @@ test: deps
 	$(SWIFT) build --build-tests
 	SSVC_BIN_DIR=$(CURDIR)/$(BUILD_DIR) $(SWIFT) test --skip-build
 
-# Until the daemon lands, `make run` evaluates the bundled demo response.
+# ssvcd in the foreground on the demo configuration, with state and socket
+# under run/. The demo's servers are the bundled documents in etc/demo/.
 run: build
-	$(BUILD_DIR)/ssvcctl evaluate --format ssvc --response etc/demo/response.json \
-	  --version 1.0 --url https://updates.example.com/ssvc/demo; \
-	  status=$$?; [ $$status -eq 0 ] || [ $$status -eq 10 ] || [ $$status -eq 11 ]
+	@mkdir -p $(RUN_DIR)/apps.d
+	@sed 's|@DEMO@|$(CURDIR)/etc/demo|g' etc/demo/ssvcd.toml.in > $(RUN_DIR)/ssvcd.toml
+	@for file in etc/demo/apps.d/*.toml; do \
+	  sed 's|@DEMO@|$(CURDIR)/etc/demo|g' $$file > $(RUN_DIR)/apps.d/$$(basename $$file); \
+	done
+	$(BUILD_DIR)/ssvcd --config $(RUN_DIR)/ssvcd.toml --log-target stderr
 
 clean:
 	rm -rf .build $(RUN_DIR)

@@ -11,6 +11,12 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
     ],
     targets: [
         // Pure logic: formats, version schemes, decisions. No I/O.
@@ -22,15 +28,33 @@ let package = Package(
             pkgConfig: "libsystemd",
             providers: [.apt(["libsystemd-dev"])]
         ),
-        .target(name: "SSVCSystemd", dependencies: ["CSystemd"]),
+        .target(
+            name: "SSVCSystemd",
+            dependencies: ["CSystemd", .product(name: "Logging", package: "swift-log")]
+        ),
 
         // I/O and lifetimes.
-        .target(name: "SSVCDaemon", dependencies: ["SSVCCore", "SSVCSystemd"]),
+        .target(
+            name: "SSVCDaemon",
+            dependencies: [
+                "SSVCCore",
+                "SSVCSystemd",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "TOMLKit", package: "TOMLKit"),
+            ]
+        ),
 
         .executableTarget(
             name: "ssvcd",
             dependencies: [
                 "SSVCDaemon",
+                "SSVCSystemd",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

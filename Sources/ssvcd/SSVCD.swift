@@ -1,27 +1,34 @@
 import ArgumentParser
 import SSVCDaemon
+import SSVCSystemd
 
-/// The daemon's command line. The daemon itself arrives with issue 4; until
-/// then `ssvcd` says so plainly instead of pretending to run.
+/// The daemon's command line; everything else lives in `SSVCDaemon`.
 @main
-struct SSVCD: ParsableCommand {
+struct SSVCD: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "ssvcd",
-        abstract: "Checks version servers on a schedule and answers on a Varlink socket.",
+        abstract: "Checks version servers on a schedule; reports to the journal.",
+        discussion: "SIGHUP reloads the configuration; SIGTERM stops after the state is written. Exit 78: bad configuration.",
         version: DaemonVersion.current
     )
 
-    @Option(help: "Main configuration file.")
-    var config = "/etc/ssvc/ssvcd.toml"
+    @Option(help: ArgumentHelp("Main configuration file (default: \(ConfigurationLoader.defaultMainFile), if present).", valueName: "path"))
+    var config: String?
 
-    @Option(name: .customLong("state-dir"), help: "Directory of state.json.")
+    @Option(name: .customLong("state-dir"), help: ArgumentHelp("Directory of state.json (overrides the file).", valueName: "path"))
     var stateDirectory: String?
 
-    @Option(help: "Path of the Varlink socket.")
+    @Option(help: ArgumentHelp("Path of the Varlink socket (overrides the file).", valueName: "path"))
     var socket: String?
 
-    func run() throws {
-        StandardError.writeLine("ssvcd: the daemon is not available in this build yet; use 'ssvcctl evaluate'")
-        throw ExitCode(69)  // EX_UNAVAILABLE
+    @Option(help: "Where events go: journal, stderr, or auto (the journal when reachable).")
+    var logTarget: LogTarget = .auto
+
+    func run() async throws {
+        let overrides = ConfigurationLoader.Overrides(mainFile: config, stateDirectory: stateDirectory, socketPath: socket)
+        let status = await DaemonMain.run(overrides: overrides, logTarget: logTarget)
+        if status != 0 { throw ExitCode(status) }
     }
 }
+
+extension LogTarget: ExpressibleByArgument {}

@@ -1,7 +1,7 @@
 public import FoundationEssentials
 
 /// The outcome of comparing one server response with the running version.
-public struct Decision: Sendable, Equatable {
+public struct Decision: Sendable, Equatable, Codable {
     public var updateAvailable: Bool
     public var updateRequired: Bool
     /// The running version is newer than the one the server names.

@@ -33,6 +33,28 @@ public enum CivilTime {
         return era * 146_097 + dayOfEra - 719_468
     }
 
+    /// The UTC calendar date of `date`.
+    public static func components(of date: Date) -> (year: Int, month: Int, day: Int) {
+        let days = Int((date.timeIntervalSince1970 / 86_400).rounded(.down))
+        let shifted = days + 719_468
+        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
+        let dayOfEra = shifted - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1_460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthIndex = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
+        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
+        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
+    }
+
+    /// The first instant of the UTC month `months` after the one holding `date`.
+    public static func monthStart(containing date: Date, offset months: Int = 0) -> Date {
+        let (year, month, _) = components(of: date)
+        let index = year * 12 + (month - 1) + months
+        let (y, m) = (index >= 0 ? index / 12 : (index - 11) / 12, ((index % 12) + 12) % 12 + 1)
+        return Date(timeIntervalSince1970: TimeInterval(daysSinceEpoch(year: y, month: m, day: 1) * 86_400))
+    }
+
     /// Reads Turkcell's `yyyy-MM-dd` or `yyyy-MM-dd HH:mm`, as UTC.
     public static func parseDayOrMinute(_ text: String) -> Date? {
         let parts = text.trimmingSpaces.split(separator: " ", omittingEmptySubsequences: true)

@@ -1,0 +1,54 @@
+public import FoundationEssentials
+
+/// What `state.json` holds: per app, the schedule's memory and the last good
+/// response. Versioned so that a later release can read it or refuse it.
+public struct DaemonState: Sendable, Equatable, Codable {
+    public static let currentSchema = 1
+
+    public var schema: Int
+    public var apps: [String: AppState]
+
+    public init(apps: [String: AppState] = [:]) {
+        self.schema = Self.currentSchema
+        self.apps = apps
+    }
+}
+
+/// One app's history and last good answer.
+public struct AppState: Sendable, Equatable, Codable {
+    /// The last check attempted, successful or not.
+    public var lastCheck: Date?
+    public var lastSuccess: Date?
+    /// The last request actually sent.
+    public var lastFetch: Date?
+    public var consecutiveFailures: Int
+    public var lastError: String?
+    /// From the server's Retry-After.
+    public var retryNotBefore: Date?
+    public var etag: String?
+    /// The last good response, raw; a failed check never replaces it.
+    public var response: String?
+    /// What the last good response decided.
+    public var decision: Decision?
+    /// The running version the decision was made for.
+    public var currentVersion: String?
+    public var currentVersionNumber: UInt64?
+    /// Turkcell message display records, by message key.
+    public var messages: [String: MessageDisplayRecord]
+
+    public init() {
+        consecutiveFailures = 0
+        messages = [:]
+    }
+
+    public var history: CheckHistory {
+        CheckHistory(lastCheck: lastCheck, lastFetch: lastFetch, consecutiveFailures: consecutiveFailures, retryNotBefore: retryNotBefore)
+    }
+
+    /// No success for two periods (or never, after checks were tried).
+    public func isStale(now: Date, schedule: Schedule) -> Bool {
+        guard let period = schedule.period(at: now) else { return false }
+        guard let lastSuccess else { return lastCheck != nil }
+        return now.timeIntervalSince(lastSuccess) > 2 * period
+    }
+}

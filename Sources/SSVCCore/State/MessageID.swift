@@ -1,0 +1,20 @@
+/// The journal's `MESSAGE_ID` for each kind of entry: fixed forever, so that
+/// monitoring can match on them and `systemd/ssvcd.catalog` can explain them.
+public enum MessageID: String, Sendable, CaseIterable {
+    case upToDate = "c7213ed2908c47dd98998fae85d1ed5c"
+    case updateAvailable = "cdf3676b0e8e47a5b0d5dad2d7489f07"
+    case updateRequired = "4314c44101c04f8b93a641e46a53e326"
+    case checkFailed = "740a6988fa734f58af8cffd08e9c9f66"
+    case notice = "537c058cf96a4d55a07ba9f16f02f39e"
+    case stateRecovered = "9965ab0fa7964e30beac5cd87bac8145"
+    case configurationError = "913ae7582dd54f7fa83a5a53dc110921"
+
+    /// The entry kind for a check that concluded `status`.
+    public static func forCheck(_ status: UpdateStatus) -> MessageID {
+        switch status {
+        case .updateRequired: .updateRequired
+        case .updateAvailable: .updateAvailable
+        case .upToDate, .ahead, .unknown: .upToDate
+        }
+    }
+}

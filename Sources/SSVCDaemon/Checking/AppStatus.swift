@@ -1,0 +1,50 @@
+import FoundationEssentials
+import SSVCCore
+
+/// One app as `GetStatus` and `ssvcctl status` show it.
+public struct AppStatus: Sendable, Equatable, Codable {
+    public var name: String
+    public var format: ResponseFormat
+    public var url: String
+    public var schedule: Schedule
+    public var status: UpdateStatus
+    public var currentVersion: String?
+    public var currentVersionNumber: UInt64?
+    public var latestVersion: String?
+    public var latestVersionNumber: UInt64?
+    public var minimumSupportedVersionNumber: UInt64?
+    public var availableSince: String?
+    public var lastCheck: String?
+    public var lastSuccess: String?
+    public var nextCheck: String?
+    public var nextCheckReason: NextCheckReason
+    public var consecutiveFailures: Int
+    public var lastError: String?
+    public var stale: Bool
+    public var note: String?
+    public var description: UpdateDescription?
+
+    init(app: AppConfiguration, state: AppState, next: NextCheck, now: Date) {
+        let decision = state.decision
+        name = app.name
+        format = app.format
+        url = app.url
+        schedule = app.schedule
+        status = decision?.status ?? .unknown
+        currentVersion = state.currentVersion
+        currentVersionNumber = state.currentVersionNumber
+        latestVersion = decision?.latestVersion
+        latestVersionNumber = decision?.latestVersionNumber
+        minimumSupportedVersionNumber = decision?.minimumSupportedVersionNumber
+        availableSince = decision?.availableSince.map(RFC3339.format)
+        lastCheck = state.lastCheck.map(RFC3339.format)
+        lastSuccess = state.lastSuccess.map(RFC3339.format)
+        nextCheck = next.at.map(RFC3339.format)
+        nextCheckReason = next.reason
+        consecutiveFailures = state.consecutiveFailures
+        lastError = state.lastError
+        stale = state.isStale(now: now, schedule: app.schedule)
+        note = decision?.note
+        description = decision?.description
+    }
+}

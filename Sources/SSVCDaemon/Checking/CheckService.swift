@@ -1,0 +1,316 @@
+@preconcurrency import Glibc
+import Dispatch
+import FoundationEssentials
+import Logging
+import ServiceLifecycle
+import SSVCCore
+import SSVCSystemd
+
+/// Runs every app's checks on Dispatch timers (wall time, so time asleep
+/// counts), keeps the state file, and reports each result to the journal.
+public actor CheckService: Service {
+    private var configuration: Configuration
+    private let overrides: ConfigurationLoader.Overrides
+    private let environment: [String: String]
+    private var state: DaemonState
+    private let store: StateStore
+    private var fetcher: Fetcher
+    private let logger: Logger
+    private let machineID: String
+    private let machine: MachineFacts
+
+    private var plans: [String: NextCheck] = [:]
+    private var timers: [String: DispatchSourceTimer] = [:]
+    /// Bumped each time an app's timer is replaced, so a stale firing is ignored.
+    private var generations: [String: Int] = [:]
+    private var inFlight: [String: Task<Void, Never>] = [:]
+    private var stopping = false
+    private let timerQueue = DispatchQueue(label: "io.ssvc.timers")
+
+    public init(
+        configuration: Configuration, overrides: ConfigurationLoader.Overrides, environment: [String: String],
+        state: DaemonState, store: StateStore, logger: Logger, machineID: String, machine: MachineFacts
+    ) {
+        self.configuration = configuration
+        self.overrides = overrides
+        self.environment = environment
+        self.state = state
+        self.store = store
+        self.fetcher = Fetcher(settings: configuration.daemon)
+        self.logger = logger
+        self.machineID = machineID
+        self.machine = machine
+    }
+
+    public func run() async throws {
+        for app in configuration.apps { arm(app.name, atStart: true) }
+        ServiceNotifier.notify("READY=1\nSTATUS=\(summary())")
+        logger.info("started with \(configuration.apps.count) apps", metadata: ["SSVC_STATE_DIR": "\(store.directory)"])
+        do {
+            try await gracefulShutdown()
+        } catch {}
+        await stop()
+    }
+
+    /// Stops the timers, abandons fetches in flight, and writes the state.
+    private func stop() async {
+        stopping = true
+        ServiceNotifier.notify("STOPPING=1")
+        for timer in timers.values { timer.cancel() }
+        timers = [:]
+        for task in inFlight.values { task.cancel() }
+        for task in inFlight.values { await task.value }
+        save()
+        await fetcher.shutdown()
+        logger.info("stopped; state written to \(store.path)")
+    }
+
+    // MARK: Queries
+
+    /// Every app, or the one named; nil when there is no such app.
+    public func status(of name: String?) -> [AppStatus]? {
+        let now = Date()
+        let apps = configuration.apps.filter { name == nil || $0.name == name }
+        if name != nil && apps.isEmpty { return nil }
+        return apps.map { app in
+            AppStatus(app: app, state: state.apps[app.name] ?? AppState(),
+                      next: plans[app.name] ?? NextCheck(at: nil, reason: .manualOnly), now: now)
+        }
+    }
+
+    /// Checks every app, or the one named, and returns once the fetches are
+    /// done. Within `min-interval-seconds` of an app's last fetch the stored
+    /// result answers without a request. Nil when there is no such app.
+    public func checkNow(_ name: String?) async -> [AppStatus]? {
+        let names = configuration.apps.map(\.name).filter { name == nil || $0 == name }
+        if name != nil && names.isEmpty { return nil }
+        await withTaskGroup(of: Void.self) { group in
+            for app in names { group.addTask { await self.runCheck(app, manual: true) } }
+        }
+        return status(of: name)
+    }
+
+    // MARK: Reload
+
+    /// Reads the configuration again. A bad one leaves the running one in
+    /// force and is reported; state and socket paths change only on restart.
+    public func reload() async throws(ConfigurationError) {
+        let loaded: Configuration
+        do {
+            loaded = try ConfigurationLoader.load(overrides, environment: environment)
+        } catch {
+            logger.error("\(error.description); keeping the running configuration", metadata: [
+                "MESSAGE_ID": "\(MessageID.configurationError.rawValue)", "SSVC_ERROR": "\(error.description)",
+            ])
+            throw error
+        }
+        var next = loaded
+        next.daemon.stateDirectory = configuration.daemon.stateDirectory
+        next.daemon.socketPath = configuration.daemon.socketPath
+        if Self.fetchSettingsDiffer(configuration.daemon, next.daemon) {
+            for task in inFlight.values { await task.value }
+            await fetcher.shutdown()
+            fetcher = Fetcher(settings: next.daemon)
+        }
+        let names = Set(next.apps.map(\.name))
+        for name in timers.keys where !names.contains(name) {
+            timers.removeValue(forKey: name)?.cancel()
+            plans[name] = nil
+        }
+        state.apps = state.apps.filter { names.contains($0.key) }
+        configuration = next
+        for app in next.apps { arm(app.name, atStart: true) }
+        save()
+        logger.info("configuration reloaded: \(next.apps.count) apps")
+        ServiceNotifier.notify("STATUS=\(summary())")
+    }
+
+    private static func fetchSettingsDiffer(_ a: DaemonSettings, _ b: DaemonSettings) -> Bool {
+        a.caFile != b.caFile || a.timeoutSeconds != b.timeoutSeconds || a.maxResponseBytes != b.maxResponseBytes
+    }
+
+    // MARK: Timers
+
+    private func app(named name: String) -> AppConfiguration? {
+        configuration.apps.first { $0.name == name }
+    }
+
+    private func planner(for app: AppConfiguration) -> SchedulePlanner {
+        SchedulePlanner(
+            schedule: app.schedule, phase: SchedulePlanner.phase(machineID: machineID, app: app.name),
+            policy: configuration.daemon.policy
+        )
+    }
+
+    /// Plans the app's next check and sets its timer (replacing any other).
+    private func arm(_ name: String, atStart: Bool) {
+        timers.removeValue(forKey: name)?.cancel()
+        guard !stopping, let app = app(named: name) else { return }
+        let plan = planner(for: app).plan(
+            now: Date(), history: state.apps[name]?.history ?? CheckHistory(), atStart: atStart, jitter: Double.random(in: 0..<1)
+        )
+        plans[name] = plan
+        guard let at = plan.at else { return }
+        let generation = (generations[name] ?? 0) + 1
+        generations[name] = generation
+        timers[name] = Self.makeTimer(queue: timerQueue, at: at) { [weak self] in
+            Task { await self?.timerFired(name, generation: generation) }
+        }
+    }
+
+    /// Built outside the actor with a `@Sendable` handler: the handler runs on
+    /// the timer queue and must not be isolated to anything.
+    private nonisolated static func makeTimer(
+        queue: DispatchQueue, at: Date, handler: @escaping @Sendable () -> Void
+    ) -> DispatchSourceTimer {
+        let timer = DispatchSource.makeTimerSource(queue: queue)
+        let seconds = at.timeIntervalSince1970
+        let whole = seconds.rounded(.down)
+        let deadline = DispatchWallTime(timespec: timespec(tv_sec: Int(whole), tv_nsec: Int((seconds - whole) * 1e9)))
+        timer.schedule(wallDeadline: deadline, leeway: .milliseconds(500))
+        timer.setEventHandler(handler: handler)
+        timer.activate()
+        return timer
+    }
+
+    private func timerFired(_ name: String, generation: Int) async {
+        guard !stopping, generations[name] == generation else { return }
+        timers.removeValue(forKey: name)?.cancel()
+        await runCheck(name, manual: false)
+    }
+
+    // MARK: Checks
+
+    /// One check at a time per app: a second request waits for the first.
+    private func runCheck(_ name: String, manual: Bool) async {
+        if let running = inFlight[name] {
+            await running.value
+            return
+        }
+        let task = Task { await self.performCheck(name, manual: manual) }
+        inFlight[name] = task
+        await task.value
+        inFlight[name] = nil
+    }
+
+    private func performCheck(_ name: String, manual: Bool) async {
+        guard !stopping, let app = app(named: name) else { return }
+        let started = Date()
+        let before = state.apps[name] ?? AppState()
+        if manual, let lastFetch = before.lastFetch, lastFetch <= started,
+           started.timeIntervalSince(lastFetch) < configuration.daemon.policy.minimumInterval {
+            return
+        }
+        let attempt = CheckAttempt(
+            app: app, settings: configuration.daemon, machine: machine, storedResponse: before.response,
+            storedETag: before.etag, messageRecords: before.messages
+        )
+        let result = await attempt.run(fetcher: fetcher, now: started)
+        // A check cancelled by shutdown is not a failure of the server.
+        guard !Task.isCancelled, self.app(named: name) != nil else { return }
+
+        var after = state.apps[name] ?? AppState()
+        after.lastCheck = started
+        if let running = result.running {
+            after.currentVersion = running.key
+            after.currentVersionNumber = running.number
+        }
+        var notices: [MessageNotice] = []
+        switch result.outcome {
+        case let .success(evaluation, body, etag, fetched):
+            if fetched { after.lastFetch = started }
+            after.lastSuccess = started
+            after.consecutiveFailures = 0
+            after.lastError = nil
+            after.retryNotBefore = nil
+            after.response = body
+            after.etag = etag
+            after.decision = evaluation.decision
+            for notice in evaluation.messages {
+                after.messages[notice.key] = (after.messages[notice.key] ?? MessageDisplayRecord()).shown(at: started)
+                notices.append(notice)
+            }
+        case let .failure(message, retryAfter, fetched):
+            if fetched { after.lastFetch = started }
+            after.consecutiveFailures += 1
+            after.lastError = message
+            after.retryNotBefore = retryAfter
+        }
+        state.apps[name] = after
+        arm(name, atStart: false)
+        save()
+        report(app, state: after, outcome: result.outcome)
+        for notice in notices { reportNotice(app, notice) }
+        ServiceNotifier.notify("STATUS=\(summary())")
+    }
+
+    private func save() {
+        do {
+            try store.save(state)
+        } catch {
+            logger.error("cannot save the state, keeping it in memory: \(error)", metadata: ["SSVC_ERROR": "\(error)"])
+        }
+    }
+
+    // MARK: Journal
+
+    private func report(_ app: AppConfiguration, state: AppState, outcome: CheckAttempt.Outcome) {
+        let next = plans[app.name]
+        var metadata: Logger.Metadata = [
+            "SSVC_APP": "\(app.name)",
+            "SSVC_STATUS": "\((state.decision?.status ?? .unknown).rawValue)",
+            "SSVC_URL": "\(app.url)",
+            "SSVC_CONSECUTIVE_FAILURES": "\(state.consecutiveFailures)",
+            "SSVC_NEXT_CHECK": "\(next?.at.map(RFC3339.format) ?? next?.reason.rawValue ?? "")",
+        ]
+        if let current = state.currentVersion { metadata["SSVC_CURRENT_VERSION"] = "\(current)" }
+        if let latest = state.decision?.latestVersion { metadata["SSVC_LATEST_VERSION"] = "\(latest)" }
+        switch outcome {
+        case let .failure(message, _, _):
+            metadata["MESSAGE_ID"] = "\(MessageID.checkFailed.rawValue)"
+            metadata["SSVC_ERROR"] = "\(message)"
+            let retry = next?.at.map { "; next try \(RFC3339.format($0))" } ?? ""
+            logger.warning("\(app.name): check failed: \(message)\(retry)", metadata: metadata)
+        case let .success(evaluation, _, _, _):
+            let decision = evaluation.decision
+            metadata["MESSAGE_ID"] = "\(MessageID.forCheck(decision.status).rawValue)"
+            let current = state.currentVersion ?? "?"
+            let latest = decision.latestVersion ?? decision.latestVersionNumber.map(String.init) ?? "?"
+            switch decision.status {
+            case .updateRequired:
+                logger.warning("\(app.name): update required: \(current) → \(latest)", metadata: metadata)
+            case .updateAvailable:
+                logger.notice("\(app.name): update available: \(current) → \(latest)", metadata: metadata)
+            case .upToDate:
+                logger.info("\(app.name): up to date (\(current))", metadata: metadata)
+            case .ahead:
+                logger.info("\(app.name): ahead of the server (\(current), server has \(latest))", metadata: metadata)
+            case .unknown:
+                logger.info("\(app.name): the response names no version", metadata: metadata)
+            }
+        }
+    }
+
+    private func reportNotice(_ app: AppConfiguration, _ notice: MessageNotice) {
+        let text = [notice.description.title, notice.description.message].compactMap { $0 }.joined(separator: ": ")
+        var metadata: Logger.Metadata = [
+            "MESSAGE_ID": "\(MessageID.notice.rawValue)", "SSVC_APP": "\(app.name)", "SSVC_NOTICE_KEY": "\(notice.key)",
+        ]
+        if let url = notice.description.targetUrl { metadata["SSVC_TARGET_URL"] = "\(url)" }
+        logger.notice("\(app.name): \(text)", metadata: metadata)
+    }
+
+    /// One line for systemd's STATUS=: counts by status, and failures.
+    private func summary() -> String {
+        var counts: [UpdateStatus: Int] = [:]
+        var failing = 0
+        for app in configuration.apps {
+            let appState = state.apps[app.name]
+            counts[appState?.decision?.status ?? .unknown, default: 0] += 1
+            if (appState?.consecutiveFailures ?? 0) > 0 { failing += 1 }
+        }
+        var parts = UpdateStatus.allCases.compactMap { status in counts[status].map { "\($0) \(status.rawValue)" } }
+        if failing > 0 { parts.append("\(failing) failing") }
+        return "\(configuration.apps.count) apps" + (parts.isEmpty ? "" : ": " + parts.joined(separator: ", "))
+    }
+}

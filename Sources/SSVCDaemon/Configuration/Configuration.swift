@@ -1,0 +1,76 @@
+import SSVCCore
+
+/// The whole configuration: daemon settings and the apps to check.
+public struct Configuration: Sendable, Equatable {
+    public var daemon: DaemonSettings
+    public var apps: [AppConfiguration]
+}
+
+/// `[daemon]`.
+public struct DaemonSettings: Sendable, Equatable {
+    public var stateDirectory: String
+    public var socketPath: String
+    public var appsDirectory: String
+    public var language: String
+    public var country: String
+    /// A group whose members, besides root, may call `Check` and `Reload`.
+    public var controlGroup: String?
+    public var timeoutSeconds: Double
+    public var maxResponseBytes: Int
+    /// Extra trust roots (PEM) besides the system's.
+    public var caFile: String?
+    public var policy: SchedulePolicy
+}
+
+/// Where an app's running version comes from; read again before every check.
+public enum VersionSource: Sendable, Equatable {
+    case fixed(String)
+    /// The first line of a file.
+    case file(String)
+    /// The first line of a command's standard output (argv, no shell; 5 s limit).
+    case command([String])
+}
+
+/// One `[[app]]` table or apps-directory file.
+public struct AppConfiguration: Sendable, Equatable {
+    public var name: String
+    public var url: String
+    public var format: ResponseFormat
+    public var schedule: Schedule
+    public var version: VersionSource
+    public var versionNumber: UInt64?
+    public var versionScheme: VersionScheme
+    public var appID: String
+    public var language: String?
+    public var country: String?
+    /// Extra `x-…` filter properties.
+    public var properties: [String: String]
+    /// Extra query parameters, in key order.
+    public var query: [QueryParameter]
+    public var minReleaseAgeDays: UInt?
+    /// The file it was read from, for messages.
+    public var source: String
+}
+
+/// A `name=value` pair added to a request's query.
+public struct QueryParameter: Sendable, Equatable {
+    public var name: String
+    public var value: String
+}
+
+/// A configuration that cannot be used: one line naming file, key and problem.
+public struct ConfigurationError: Error, Equatable, CustomStringConvertible {
+    public let file: String
+    public let key: String?
+    public let problem: String
+
+    public init(file: String, key: String? = nil, problem: String) {
+        self.file = file
+        self.key = key
+        self.problem = problem
+    }
+
+    public var description: String {
+        [file, key, problem].compactMap { $0 }.joined(separator: ": ")
+    }
+}

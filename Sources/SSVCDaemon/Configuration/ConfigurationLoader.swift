@@ -1,0 +1,205 @@
+@preconcurrency import Glibc
+import SSVCCore
+import TOMLKit
+
+/// Reads `ssvcd.toml` and the apps directory into a `Configuration`,
+/// refusing anything it does not understand: an unknown key is more likely a
+/// typo than a wish to be ignored.
+public enum ConfigurationLoader {
+    public static let defaultMainFile = "/etc/ssvc/ssvcd.toml"
+    public static let defaultAppsDirectory = "/etc/ssvc/apps.d"
+
+    /// What the command line says.
+    public struct Overrides: Sendable {
+        public var mainFile: String?
+        public var stateDirectory: String?
+        public var socketPath: String?
+
+        public init(mainFile: String? = nil, stateDirectory: String? = nil, socketPath: String? = nil) {
+            self.mainFile = mainFile
+            self.stateDirectory = stateDirectory
+            self.socketPath = socketPath
+        }
+    }
+
+    /// Loads everything. The main file may be absent when not named on the
+    /// command line; relative paths in a file are relative to its folder.
+    public static func load(_ overrides: Overrides, environment: [String: String]) throws(ConfigurationError) -> Configuration {
+        let mainFile = overrides.mainFile ?? defaultMainFile
+        var root = TOMLTable()
+        if overrides.mainFile != nil || FileProbe.exists(mainFile) {
+            root = try parse(mainFile)
+        }
+        try TableReader(root, file: mainFile, key: nil).rejectUnknown(["daemon", "app"])
+        var daemon = try daemonSettings(root, file: mainFile, environment: environment)
+        if let state = overrides.stateDirectory { daemon.stateDirectory = state }
+        if let socket = overrides.socketPath { daemon.socketPath = socket }
+
+        var apps: [AppConfiguration] = []
+        if let list = root["app"] {
+            guard let array = list.array else {
+                throw ConfigurationError(file: mainFile, key: "app", problem: "expected [[app]] tables")
+            }
+            for (index, element) in array.enumerated() {
+                guard let table = element.table else {
+                    throw ConfigurationError(file: mainFile, key: "app[\(index)]", problem: "expected a table")
+                }
+                apps.append(try app(table, file: mainFile, defaultName: nil, daemon: daemon))
+            }
+        }
+        for file in try appFiles(daemon.appsDirectory) {
+            let stem = String(file.split(separator: "/").last!.dropLast(".toml".count))
+            apps.append(try app(try parse(file), file: file, defaultName: stem, daemon: daemon))
+        }
+        var seen: [String: String] = [:]
+        for app in apps {
+            if let other = seen[app.name] {
+                throw ConfigurationError(file: app.source, key: "name", problem: "app '\(app.name)' is also defined in \(other)")
+            }
+            seen[app.name] = app.source
+        }
+        return Configuration(daemon: daemon, apps: apps)
+    }
+
+    static func parse(_ file: String) throws(ConfigurationError) -> TOMLTable {
+        let bytes: [UInt8]
+        do {
+            bytes = try BoundedReader.read(path: file, limit: 1 << 20)
+        } catch {
+            throw ConfigurationError(file: file, problem: error.description)
+        }
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            throw ConfigurationError(file: file, problem: "not UTF-8 text")
+        }
+        do {
+            return try TOMLTable(string: text)
+        } catch let error as TOMLParseError {
+            throw ConfigurationError(
+                file: file, problem: "\(error.description) (line \(error.source.begin.line), column \(error.source.begin.column))"
+            )
+        } catch {
+            throw ConfigurationError(file: file, problem: "\(error)")
+        }
+    }
+
+    /// `*.toml` in `directory`, in name order; hidden files (editors' swap
+    /// files) skipped. A missing directory holds no apps.
+    static func appFiles(_ directory: String) throws(ConfigurationError) -> [String] {
+        guard let handle = opendir(directory) else {
+            if errno == ENOENT { return [] }
+            throw ConfigurationError(file: directory, problem: "cannot read the apps directory: \(String(cString: strerror(errno)))")
+        }
+        defer { closedir(handle) }
+        var names: [String] = []
+        while let entry = readdir(handle) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if name.hasSuffix(".toml") && !name.hasPrefix(".") && name.count > ".toml".count { names.append(name) }
+        }
+        return names.sorted().map { directory.hasSuffix("/") ? directory + $0 : directory + "/" + $0 }
+    }
+
+    static func daemonSettings(_ root: TOMLTable, file: String, environment: [String: String]) throws(ConfigurationError) -> DaemonSettings {
+        let table = try TableReader(root, file: file, key: nil).table("daemon") ?? TableReader(TOMLTable(), file: file, key: "daemon")
+        try table.rejectUnknown([
+            "state-dir", "socket", "apps-dir", "language", "country", "control-group", "timeout-seconds",
+            "max-response-bytes", "ca-file", "min-interval-seconds", "first-check-window-seconds", "catch-up-window-seconds",
+        ])
+        let locale = LocaleSettings.fromEnvironment(environment)
+        let stateDefault = environment["STATE_DIRECTORY"].flatMap { $0.split(separator: ":").first.map(String.init) } ?? "/var/lib/ssvc"
+        let runtime = environment["RUNTIME_DIRECTORY"].flatMap { $0.split(separator: ":").first.map(String.init) } ?? "/run/ssvc"
+        let caFile = try table.path("ca-file")
+        if let caFile, !FileProbe.exists(caFile) {
+            throw ConfigurationError(file: file, key: "daemon.ca-file", problem: "\(caFile) does not exist")
+        }
+        return DaemonSettings(
+            stateDirectory: try table.path("state-dir") ?? stateDefault,
+            socketPath: try table.path("socket") ?? runtime + "/io.ssvc.Daemon",
+            appsDirectory: try table.path("apps-dir") ?? defaultAppsDirectory,
+            language: try table.string("language") ?? locale.language,
+            country: try table.string("country") ?? locale.country,
+            controlGroup: try table.string("control-group"),
+            timeoutSeconds: try table.number("timeout-seconds", minimum: 0.001) ?? 30,
+            maxResponseBytes: try table.integer("max-response-bytes", minimum: 1) ?? 1 << 20,
+            caFile: caFile,
+            policy: SchedulePolicy(
+                firstCheckWindow: Double(try table.integer("first-check-window-seconds", minimum: 0) ?? 600),
+                catchUpWindow: Double(try table.integer("catch-up-window-seconds", minimum: 0) ?? 3_600),
+                minimumInterval: Double(try table.integer("min-interval-seconds", minimum: 0) ?? 30)
+            )
+        )
+    }
+
+    static let appKeys = [
+        "name", "url", "format", "schedule", "version", "version-file", "version-command", "version-number",
+        "version-scheme", "app-id", "language", "country", "properties", "query", "min-release-age-days",
+    ]
+
+    static func app(_ table: TOMLTable, file: String, defaultName: String?, daemon: DaemonSettings) throws(ConfigurationError) -> AppConfiguration {
+        let reader = TableReader(table, file: file, key: defaultName == nil ? "app" : nil)
+        try reader.rejectUnknown(appKeys)
+        guard let name = try reader.string("name") ?? defaultName else {
+            throw reader.error("name", "missing")
+        }
+        guard !name.isEmpty, name.utf8.allSatisfy({ isNameByte($0) }) else {
+            throw reader.error("name", "'\(name)' may hold only letters, digits, '.', '_' and '-'")
+        }
+        guard let url = try reader.string("url") else { throw reader.error("url", "missing") }
+        guard ["https://", "http://", "file://"].contains(where: { url.hasPrefix($0) }), url.count > 8 else {
+            throw reader.error("url", "'\(url)' is not an https, http or file URL")
+        }
+        let format = try reader.choice("format", ResponseFormat.self) ?? .ssvc
+        let sources = [
+            try reader.string("version").map(VersionSource.fixed),
+            try reader.path("version-file").map(VersionSource.file),
+            try reader.stringArray("version-command").map(VersionSource.command),
+        ].compactMap { $0 }
+        guard sources.count == 1 else {
+            throw reader.error("version", sources.isEmpty
+                ? "missing: set one of version, version-file, version-command"
+                : "set only one of version, version-file, version-command")
+        }
+        if case let .command(argv) = sources[0], argv.isEmpty || argv[0].isEmpty {
+            throw reader.error("version-command", "needs at least the program")
+        }
+        let scheme = try reader.choice("version-scheme", VersionScheme.self) ?? format.defaultVersionScheme
+        if case let .fixed(key) = sources[0] {
+            do { try scheme.validate(key) } catch { throw reader.error("version", error.description) }
+        }
+        let properties = try reader.stringTable("properties")
+        for key in properties.keys where !key.hasPrefix("x-") {
+            throw reader.error("properties.\(key)", "extra properties must be named x-…")
+        }
+        let minAge = try reader.integer("min-release-age-days", minimum: 0)
+        if minAge != nil && format != .itunes {
+            throw reader.error("min-release-age-days", "applies to format itunes only")
+        }
+        return AppConfiguration(
+            name: name, url: url, format: format,
+            schedule: try reader.choice("schedule", Schedule.self) ?? .daily,
+            version: sources[0],
+            versionNumber: try reader.integer("version-number", minimum: 0).map(UInt64.init),
+            versionScheme: scheme,
+            appID: try reader.string("app-id") ?? name,
+            language: try reader.string("language"),
+            country: try reader.string("country"),
+            properties: properties,
+            query: try reader.stringTable("query").sorted { $0.key < $1.key }.map { QueryParameter(name: $0.key, value: $0.value) },
+            minReleaseAgeDays: minAge.map(UInt.init),
+            source: file
+        )
+    }
+
+    private static func isNameByte(_ byte: UInt8) -> Bool {
+        (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
+            || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
+            || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")
+    }
+}
+
+/// Whether a path exists, without Foundation.
+enum FileProbe {
+    static func exists(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0
+    }
+}

@@ -1,0 +1,107 @@
+@preconcurrency import Glibc
+import Dispatch
+import FoundationEssentials
+import Logging
+import ServiceLifecycle
+import SSVCCore
+import SSVCSystemd
+
+/// `ssvcd`'s life: configuration, state, services, signals.
+public enum DaemonMain {
+    /// sysexits(3)'s EX_CONFIG: the configuration is unusable.
+    public static let configurationErrorExit: Int32 = 78
+
+    /// Runs until SIGTERM or SIGINT; returns the exit status.
+    public static func run(overrides: ConfigurationLoader.Overrides, logTarget: LogTarget) async -> Int32 {
+        LoggingSystem.bootstrap { _ in JournalLogHandler(identifier: "ssvcd", target: logTarget) }
+        let logger = Logger(label: "ssvcd")
+        let environment = ProcessEnvironment.variables()
+
+        let configuration: Configuration
+        do {
+            configuration = try ConfigurationLoader.load(overrides, environment: environment)
+        } catch {
+            logger.error("\(error.description)", metadata: [
+                "MESSAGE_ID": "\(MessageID.configurationError.rawValue)", "SSVC_ERROR": "\(error.description)",
+            ])
+            if logTarget.usesJournal { StandardError.writeLine("ssvcd: \(error.description)") }
+            return configurationErrorExit
+        }
+
+        let store = StateStore(directory: configuration.daemon.stateDirectory)
+        let loaded: (state: DaemonState, recovery: StateStore.Recovery?)
+        do {
+            loaded = try store.load(now: Date())
+        } catch {
+            logger.critical("cannot use the state directory: \(error)", metadata: ["SSVC_ERROR": "\(error)"])
+            if logTarget.usesJournal { StandardError.writeLine("ssvcd: cannot use the state directory: \(error)") }
+            return 73  // EX_CANTCREAT
+        }
+        if let recovery = loaded.recovery {
+            logger.warning("state file unusable (\(recovery.reason)); moved to \(recovery.movedTo), starting fresh", metadata: [
+                "MESSAGE_ID": "\(MessageID.stateRecovered.rawValue)", "SSVC_ERROR": "\(recovery.reason)",
+            ])
+        }
+
+        let service = CheckService(
+            configuration: configuration, overrides: overrides, environment: environment, state: loaded.state,
+            store: store, logger: logger, machineID: machineID(), machine: MachineFactsReader.gather()
+        )
+        var services: [any Service] = [service]
+        if let interval = ServiceNotifier.watchdogPingInterval() {
+            services.append(WatchdogService(interval: interval))
+        }
+        let reloadSignal = onSignal(SIGHUP) {
+            Task { try? await service.reload() }
+        }
+        defer { reloadSignal.cancel() }
+
+        var groupLogger = logger
+        groupLogger.logLevel = .warning
+        let group = ServiceGroup(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: groupLogger)
+        do {
+            try await group.run()
+        } catch {
+            logger.critical("stopped: \(error)")
+            return 1
+        }
+        return 0
+    }
+
+    /// A signal source for `number` whose handler runs on a global queue.
+    /// Made here, not in an executable's `main`, so that the handler is not
+    /// inferred to run on the main actor.
+    static func onSignal(_ number: Int32, handler: @escaping @Sendable () -> Void) -> DispatchSourceSignal {
+        signal(number, SIG_IGN)
+        let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+        source.setEventHandler(handler: handler)
+        source.activate()
+        return source
+    }
+
+    /// `/etc/machine-id`, which gives each app its phase on this machine;
+    /// the host name when there is none (containers).
+    static func machineID() -> String {
+        if let bytes = try? BoundedReader.read(path: "/etc/machine-id", limit: 4096),
+           let line = VersionReader.firstLine(bytes) {
+            return line
+        }
+        var name = [CChar](repeating: 0, count: 256)
+        gethostname(&name, name.count)
+        return String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}
+
+/// Pings systemd's watchdog at half its interval, for as long as the daemon runs.
+struct WatchdogService: Service {
+    let interval: Duration
+
+    func run() async throws {
+        try? await cancelWhenGracefulShutdown {
+            while true {
+                ServiceNotifier.notify("WATCHDOG=1")
+                try await Task.sleep(for: interval)
+            }
+        }
+    }
+}

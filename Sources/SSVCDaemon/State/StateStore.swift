@@ -1,0 +1,140 @@
+@preconcurrency import Glibc
+import FoundationEssentials
+import SSVCCore
+
+/// `<state-dir>/state.json`, written so that a crash at any instant leaves
+/// the old file or the new one, never a torn one.
+public struct StateStore: Sendable {
+    public let directory: String
+
+    public init(directory: String) {
+        self.directory = directory
+    }
+
+    public var path: String { directory + "/state.json" }
+
+    public struct Failure: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// A state file that could not be used and was moved aside.
+    public struct Recovery: Sendable {
+        public let movedTo: String
+        public let reason: String
+    }
+
+    /// The saved state; a fresh one when there is none. An unreadable or
+    /// corrupt file is renamed `state.json.corrupt-<time>` (kept for a
+    /// post-mortem) and a fresh state is used.
+    public func load(now: Date) throws(Failure) -> (state: DaemonState, recovery: Recovery?) {
+        try makeDirectory()
+        let bytes: [UInt8]
+        do {
+            bytes = try BoundedReader.read(path: path, limit: 64 << 20)
+        } catch {
+            if errno == ENOENT { return (DaemonState(), nil) }
+            return (DaemonState(), try moveAside(now: now, reason: error.description))
+        }
+        do {
+            let state = try Self.decoder.decode(DaemonState.self, from: Data(bytes))
+            guard state.schema == DaemonState.currentSchema else {
+                return (DaemonState(), try moveAside(now: now, reason: "schema \(state.schema) is not \(DaemonState.currentSchema)"))
+            }
+            return (state, nil)
+        } catch {
+            return (DaemonState(), try moveAside(now: now, reason: "not a state file: \(Self.describe(error))"))
+        }
+    }
+
+    /// Writes a temporary file, fsyncs it, renames it over `state.json`, and
+    /// fsyncs the directory so that the rename itself is durable.
+    public func save(_ state: DaemonState) throws(Failure) {
+        let data: Data
+        do {
+            data = try Self.encoder.encode(state)
+        } catch {
+            throw Failure(description: "cannot encode the state: \(error)")
+        }
+        let temporary = "\(path).tmp-\(getpid())"
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw failure("cannot create \(temporary)") }
+        var written = 0
+        let complete = data.withUnsafeBytes { buffer -> Bool in
+            while written < buffer.count {
+                let count = write(descriptor, buffer.baseAddress! + written, buffer.count - written)
+                if count < 0 && errno == EINTR { continue }
+                if count <= 0 { return false }
+                written += count
+            }
+            return true
+        }
+        guard complete, fsync(descriptor) == 0 else {
+            let error = failure("cannot write \(temporary)")
+            close(descriptor)
+            unlink(temporary)
+            throw error
+        }
+        close(descriptor)
+        guard rename(temporary, path) == 0 else {
+            let error = failure("cannot replace \(path)")
+            unlink(temporary)
+            throw error
+        }
+        let folder = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if folder >= 0 {
+            fsync(folder)
+            close(folder)
+        }
+    }
+
+    private func makeDirectory() throws(Failure) {
+        var prefix = directory.hasPrefix("/") ? "" : "."
+        for part in directory.split(separator: "/") {
+            prefix += "/" + part
+            if mkdir(prefix, 0o750) != 0 && errno != EEXIST { throw failure("cannot create \(prefix)") }
+        }
+    }
+
+    private func moveAside(now: Date, reason: String) throws(Failure) -> Recovery {
+        let stamp = RFC3339.format(now).replacingOccurrences(of: ":", with: "")
+        let target = "\(path).corrupt-\(stamp)"
+        guard rename(path, target) == 0 else { throw failure("cannot move the unreadable \(path) aside (\(reason))") }
+        return Recovery(movedTo: target, reason: reason)
+    }
+
+    private func failure(_ what: String) -> Failure {
+        Failure(description: "\(what): \(String(cString: strerror(errno)))")
+    }
+
+    private static func describe(_ error: any Error) -> String {
+        if case let DecodingError.dataCorrupted(context) = error { return context.debugDescription }
+        if case let DecodingError.keyNotFound(key, _) = error { return "missing \(key.stringValue)" }
+        if case let DecodingError.typeMismatch(_, context) = error {
+            return "\(context.codingPath.map(\.stringValue).joined(separator: ".")): \(context.debugDescription)"
+        }
+        return "\(error)"
+    }
+
+    static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .iso8601
+        return encoder
+    }()
+
+    static let decoder: JSONDecoder = {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return decoder
+    }()
+}
+
+extension String {
+    func replacingOccurrences(of target: Character, with replacement: String) -> String {
+        var result = ""
+        for character in self {
+            if character == target { result += replacement } else { result.append(character) }
+        }
+        return result
+    }
+}
