@@ -142,7 +142,7 @@ public final class Fetcher: Sendable {
         if let error = error as? HTTPClientError {
             switch error {
             case .connectTimeout: return "connection\(target) timed out"
-            case .readTimeout: return "the server\(target) stopped answering (read timed out)"
+            case .readTimeout: return "the server\(target) stopped answering (nothing within timeout-seconds)"
             case .deadlineExceeded: return "the request\(target) took longer than timeout-seconds"
             case .remoteConnectionClosed: return "the server\(target) closed the connection"
             case .cancelled: return "cancelled"

@@ -55,6 +55,22 @@ enum Executable {
     }
 }
 
+extension Executable {
+    /// Runs a bash script.
+    static func shell(_ script: String) throws -> CommandResult {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/bash")
+        process.arguments = ["-c", script]
+        let error = Pipe()
+        process.standardError = error
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let data = error.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return CommandResult(status: process.terminationStatus, standardOutput: "", standardError: String(decoding: data, as: UTF8.self))
+    }
+}
+
 /// A scratch folder removed when the test ends.
 final class TemporaryFolder {
     let url: URL

@@ -1,0 +1,116 @@
+#!/usr/bin/env python3
+"""A version server for ssvc's tests, on loopback only.
+
+Each request reads the scenario file afresh, so a test changes the server's
+behaviour by rewriting it. Every request is appended to the log file as one
+JSON line (path, query, headers). Scenario keys:
+  mode     normal | hang | reset | big | redirect-loop | https-to-http
+  status   HTTP status (normal mode), default 200
+  body     response body (normal mode)
+  headers  extra response headers
+  etag     answer 304 to a matching If-None-Match
+  size     bytes to stream in big mode (no Content-Length)
+"""
+import argparse
+import json
+import socket
+import ssl
+import struct
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import urlsplit
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--scenario", required=True)
+parser.add_argument("--log", required=True)
+parser.add_argument("--port-file", required=True)
+parser.add_argument("--cert")
+parser.add_argument("--key")
+args = parser.parse_args()
+log_lock = threading.Lock()
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *_):
+        pass
+
+    def do_GET(self):
+        with open(args.scenario) as f:
+            scenario = json.load(f)
+        parts = urlsplit(self.path)
+        with log_lock, open(args.log, "a") as f:
+            f.write(json.dumps({"path": parts.path, "query": parts.query, "headers": dict(self.headers)}) + "\n")
+        mode = scenario.get("mode", "normal")
+        if mode == "hang":
+            time.sleep(3600)
+            return
+        if mode == "redirect-loop":
+            target = "/b" if parts.path != "/b" else "/a"
+            self.send_response(302)
+            self.send_header("Location", target)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        if mode == "https-to-http":
+            self.send_response(302)
+            self.send_header("Location", "http://127.0.0.1:9/plain")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        if mode == "reset":
+            self.send_response(200)
+            self.send_header("Content-Length", "100000")
+            self.end_headers()
+            self.wfile.write(b'{"SSVCLatestVersionKey": "9.')
+            self.wfile.flush()
+            self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            self.connection.close()
+            return
+        if mode == "big":
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Connection", "close")
+            self.end_headers()
+            chunk = b" " * 65536
+            try:
+                for _ in range(scenario.get("size", 50 << 20) // len(chunk)):
+                    self.wfile.write(chunk)
+            except (BrokenPipeError, ConnectionResetError):
+                pass
+            self.close_connection = True
+            return
+        etag = scenario.get("etag")
+        if etag and self.headers.get("If-None-Match") == etag:
+            self.send_response(304)
+            self.send_header("ETag", etag)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        body = scenario.get("body", "{}").encode()
+        self.send_response(scenario.get("status", 200))
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        if etag:
+            self.send_header("ETag", etag)
+        for name, value in scenario.get("headers", {}).items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(body)
+
+
+server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+server.daemon_threads = True
+if args.cert:
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(args.cert, args.key)
+    # The handshake happens in each handler thread, not in accept(): one
+    # client that never speaks must not block the others.
+    server.socket = context.wrap_socket(server.socket, server_side=True, do_handshake_on_connect=False)
+with open(args.port_file + ".tmp", "w") as f:
+    f.write(str(server.server_address[1]))
+import os
+os.rename(args.port_file + ".tmp", args.port_file)
+server.serve_forever()

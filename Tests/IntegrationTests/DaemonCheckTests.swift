@@ -1,0 +1,155 @@
+import Foundation
+import Testing
+
+let goodBody = #"{"SSVCLatestVersionKey":"1.1","SSVCLatestVersionNumber":17858560,"SSVCMinimumSupportedVersionNumber":0}"#
+
+func appTable(_ name: String, url: String, extra: String = "") -> String {
+    """
+    [[app]]
+    name = "\(name)"
+    url = "\(url)"
+    schedule = "daily"
+    version = "1.0"
+    \(extra)
+    """
+}
+
+@Suite("ssvcd: checks against a real server")
+struct DaemonCheckTests {
+    @Test("a first check fetches, keeps the response in the state file and reports it")
+    func firstCheck() throws {
+        let server = try VersionServer(scenario: ["body": goodBody])
+        let daemon = try DaemonProcess(apps: appTable("first", url: server.url("/ssvc?channel=stable"), extra: "query = { x = \"1 2\" }"))
+        #expect(daemon.wait { daemon.app("first")?["lastSuccess"] != nil }, "\(daemon.log)")
+        let app = try #require(daemon.app("first"))
+        #expect(app["response"] as? String == goodBody)
+        #expect((app["decision"] as? [String: Any])?["latestVersion"] as? String == "1.1")
+        #expect(app["consecutiveFailures"] as? Int == 0)
+
+        let requests = server.requests()
+        #expect(requests.count == 1)
+        let request = try #require(requests.first)
+        #expect(request["query"] as? String == "channel=stable&SSVCLatestVersionKey=1.0&SSVCLatestVersionNumber=16809984&SSVCLanguage=en&SSVCCountry=&SSVCClientProtocolVersion=1&x=1%202")
+        let headers = try #require(request["headers"] as? [String: String])
+        #expect(headers["User-Agent"]?.hasPrefix("ssvcd/") == true)
+        #expect(headers["Accept"] == "application/json")
+
+        let line = try #require(daemon.lines(for: "first").first)
+        #expect(line.hasPrefix("<5>first: update available: 1.0 → 1.1"))
+        #expect(line.contains("MESSAGE_ID=cdf3676b0e8e47a5b0d5dad2d7489f07"))
+        #expect(line.contains("SSVC_STATUS=update-available"))
+        #expect(daemon.stop() == 0)
+    }
+
+    @Test("a restart resumes: an ETag is sent again and 304 keeps the stored response")
+    func etag() throws {
+        let server = try VersionServer(scenario: ["body": goodBody, "etag": "\"v1\""])
+        let folder = try TemporaryFolder()
+        let apps = appTable("etag", url: server.url("/ssvc"))
+        let first = try DaemonProcess(apps: apps, folder: folder)
+        #expect(first.wait { first.app("etag")?["etag"] as? String == "\"v1\"" })
+        #expect(first.stop() == 0)
+        try ageState(in: first.stateDirectory, by: 3 * 86_400)
+
+        let second = try DaemonProcess(apps: apps, folder: folder)
+        #expect(second.wait { server.requests().count == 2 && second.lines(for: "etag").count == 1 })
+        let headers = try #require(server.requests().last?["headers"] as? [String: String])
+        #expect(headers["If-None-Match"] == "\"v1\"")
+        let app = try #require(second.app("etag"))
+        #expect(app["response"] as? String == goodBody)
+        #expect(app["consecutiveFailures"] as? Int == 0)
+        #expect(second.stop() == 0)
+    }
+
+    /// Checks once against a good server, then restarts against a hostile one.
+    func failAfterSuccess(_ hostile: [String: Any], daemonSettings: String = "timeout-seconds = 2") throws -> (DaemonProcess, VersionServer, TemporaryFolder) {
+        let server = try VersionServer(scenario: ["body": goodBody])
+        let folder = try TemporaryFolder()
+        let apps = appTable("hostile", url: server.url("/ssvc"))
+        let first = try DaemonProcess(daemon: daemonSettings, apps: apps, folder: folder)
+        #expect(first.wait { first.app("hostile")?["lastSuccess"] != nil })
+        #expect(first.stop() == 0)
+        try ageState(in: first.stateDirectory, by: 3 * 86_400)
+        try server.set(hostile)
+        let second = try DaemonProcess(daemon: daemonSettings, apps: apps, folder: folder)
+        #expect(second.wait(15) { (second.app("hostile")?["consecutiveFailures"] as? Int ?? 0) >= 1 }, "\(second.log)")
+        return (second, server, folder)
+    }
+
+    @Test("a hostile server: the failure counts, the last good response stays, a retry is planned, the daemon lives", arguments: [
+        (#"{"status": 500, "body": "oops"}"#, "HTTP 500"),
+        (#"{"mode": "hang"}"#, "timeout-seconds"),
+        (#"{"mode": "reset"}"#, "reading the response"),
+        (#"{"body": "{not json"}"#, "response rejected: not valid JSON"),
+        (#"{"body": "{\"SSVCLatestVersionNumber\":-1}"}"#, "SSVCLatestVersionNumber: expected an unsigned integer, found -1"),
+        (#"{"mode": "redirect-loop"}"#, "redirect loop"),
+        (#"{"status": 404, "body": ""}"#, "HTTP 404"),
+    ])
+    func hostile(scenario: String, error: String) throws {
+        let hostile = try #require(try JSONSerialization.jsonObject(with: Data(scenario.utf8)) as? [String: Any])
+        let (daemon, _, _) = try failAfterSuccess(hostile)
+        let app = try #require(daemon.app("hostile"))
+        #expect((app["lastError"] as? String)?.contains(error) == true, "\(app["lastError"] ?? "none")")
+        #expect(app["response"] as? String == goodBody)
+        #expect((app["decision"] as? [String: Any])?["latestVersion"] as? String == "1.1")
+        let line = try #require(daemon.lines(for: "hostile").last)
+        #expect(line.hasPrefix("<4>hostile: check failed: "))
+        #expect(line.contains("MESSAGE_ID=740a6988fa734f58af8cffd08e9c9f66"))
+        #expect(line.contains("SSVC_STATUS=update-available"))
+        let lastCheck = try #require((app["lastCheck"] as? String).flatMap { ISO8601DateFormatter().date(from: $0) })
+        let nextText = try #require(line.split(separator: " ").first { $0.hasPrefix("SSVC_NEXT_CHECK=") }?.dropFirst(16))
+        let next = try #require(ISO8601DateFormatter().date(from: String(nextText.prefix { $0 != "]" })))
+        #expect((29...61).contains(next.timeIntervalSince(lastCheck)), "retry \(next.timeIntervalSince(lastCheck)) s after")
+        #expect(daemon.process.isRunning)
+        #expect(daemon.stop() == 0)
+    }
+
+    @Test("503 with Retry-After: 120 plans the retry two minutes on, and keeps it in the state")
+    func retryAfter() throws {
+        let (daemon, _, _) = try failAfterSuccess(["status": 503, "body": "", "headers": ["Retry-After": "120"]])
+        let app = try #require(daemon.app("hostile"))
+        let lastCheck = try #require((app["lastCheck"] as? String).flatMap { ISO8601DateFormatter().date(from: $0) })
+        let notBefore = try #require((app["retryNotBefore"] as? String).flatMap { ISO8601DateFormatter().date(from: $0) })
+        #expect(abs(notBefore.timeIntervalSince(lastCheck) - 120) <= 2)
+        #expect(daemon.lines(for: "hostile").last?.contains("HTTP 503") == true)
+        #expect(daemon.stop() == 0)
+    }
+
+    @Test("a 50 MiB body is refused while it streams: the resident memory does not follow it")
+    func hugeBody() throws {
+        let (control, _, _) = try failAfterSuccess(["status": 404, "body": ""], daemonSettings: "timeout-seconds = 10")
+        let baseline = control.residentKiB
+        control.stop()
+        let (daemon, _, _) = try failAfterSuccess(["mode": "big", "size": 50 << 20], daemonSettings: "timeout-seconds = 10")
+        let app = try #require(daemon.app("hostile"))
+        #expect((app["lastError"] as? String)?.contains("larger than max-response-bytes (1048576)") == true)
+        #expect(app["response"] as? String == goodBody)
+        let grown = daemon.residentKiB - baseline
+        #expect(grown < 8 * 1024, "RSS grew by \(grown) KiB over a failed small check after a 50 MiB body")
+        #expect(daemon.stop() == 0)
+    }
+
+    @Test("https with a CA given by ca-file works; without it the certificate is not trusted")
+    func https() throws {
+        let certificates = try TestCertificates()
+        let server = try VersionServer(scenario: ["body": goodBody], tls: certificates)
+        let trusted = try DaemonProcess(daemon: "timeout-seconds = 5\nca-file = \"\(certificates.caCertificate)\"", apps: appTable("tls", url: server.url("/ssvc")))
+        #expect(trusted.wait { trusted.app("tls")?["lastSuccess"] != nil }, "\(trusted.log)")
+        #expect(trusted.stop() == 0)
+
+        let untrusted = try DaemonProcess(daemon: "timeout-seconds = 5", apps: appTable("tls", url: server.url("/ssvc")))
+        #expect(untrusted.wait { untrusted.app("tls")?["lastError"] != nil })
+        #expect((untrusted.app("tls")?["lastError"] as? String)?.contains("certificate is not trusted") == true, "\(untrusted.log)")
+        #expect(untrusted.stop() == 0)
+    }
+
+    @Test("a redirect from https to http is refused")
+    func downgrade() throws {
+        let certificates = try TestCertificates()
+        let server = try VersionServer(scenario: ["mode": "https-to-http"], tls: certificates)
+        let daemon = try DaemonProcess(daemon: "ca-file = \"\(certificates.caCertificate)\"", apps: appTable("down", url: server.url("/ssvc")))
+        #expect(daemon.wait { daemon.app("down")?["lastError"] != nil })
+        #expect((daemon.app("down")?["lastError"] as? String)?.hasPrefix("refused a redirect from https to http://") == true)
+        #expect(daemon.stop() == 0)
+    }
+}

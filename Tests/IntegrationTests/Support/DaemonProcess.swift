@@ -1,0 +1,116 @@
+import Foundation
+import Testing
+
+/// A built `ssvcd` running on a configuration written for one test, with its
+/// state and log in the test's own folder.
+final class DaemonProcess {
+    let folder: TemporaryFolder
+    let process = Process()
+    let stateDirectory: String
+    let logPath: String
+    let configPath: String
+
+    /// `daemon` holds extra `[daemon]` lines; `apps` whole `[[app]]` tables.
+    /// The windows are 0 so that checks start at once, unless `daemon` says otherwise.
+    convenience init(
+        daemon: String = "", apps: String, arguments: [String] = [], environment: [String: String] = [:],
+        folder: TemporaryFolder? = nil
+    ) throws {
+        try self.init(folder: folder ?? TemporaryFolder(), config: nil, daemon: daemon, apps: apps, arguments: arguments, environment: environment)
+    }
+
+    init(folder: TemporaryFolder, config: String?, daemon: String, apps: String, arguments: [String], environment: [String: String]) throws {
+        self.folder = folder
+        stateDirectory = folder.url.appendingPathComponent("state").path
+        logPath = folder.url.appendingPathComponent("ssvcd-\(UUID().uuidString.prefix(8)).log").path
+        let windows = daemon.contains("window") ? "" : "first-check-window-seconds = 0\ncatch-up-window-seconds = 0\n"
+        configPath = try folder.file("ssvcd.toml", config ?? """
+            [daemon]
+            state-dir = "state"
+            apps-dir = "apps.d"
+            min-interval-seconds = 0
+            \(windows)\(daemon)
+
+            \(apps)
+            """)
+        FileManager.default.createFile(atPath: logPath, contents: Data())
+        process.executableURL = URL(fileURLWithPath: try Executable.path("ssvcd"))
+        process.arguments = ["--config", configPath, "--log-target", "stderr"] + arguments
+        var variables = ProcessInfo.processInfo.environment
+        for name in ["NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID", "LISTEN_FDS", "LISTEN_PID"] { variables[name] = nil }
+        variables.merge(environment) { _, new in new }
+        process.environment = variables
+        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+    }
+
+    deinit {
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+    }
+
+    var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
+
+    /// Log lines naming `app`.
+    func lines(for app: String) -> [String] {
+        log.split(separator: "\n").map(String.init).filter { $0.contains("SSVC_APP=\(app) ") || $0.contains("SSVC_APP=\(app)]") }
+    }
+
+    var state: [String: Any]? {
+        guard let data = FileManager.default.contents(atPath: stateDirectory + "/state.json") else { return nil }
+        return try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+    }
+
+    func app(_ name: String) -> [String: Any]? {
+        (state?["apps"] as? [String: Any])?[name] as? [String: Any]
+    }
+
+    /// Polls `condition` until it holds or `seconds` pass.
+    @discardableResult
+    func wait(_ seconds: Double = 10, until condition: () -> Bool) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if condition() { return true }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        return condition()
+    }
+
+    /// Sends SIGTERM and waits for the exit status.
+    @discardableResult
+    func stop() -> Int32 {
+        if process.isRunning { process.terminate() }
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    /// Resident memory in KiB, from /proc.
+    var residentKiB: Int {
+        let status = (try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8)) ?? ""
+        let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
+        return Int(line.split(separator: " ").dropFirst().first ?? "0") ?? 0
+    }
+}
+
+/// Ages every app's last check in a stopped daemon's state file, so that the
+/// next start finds it overdue.
+func ageState(in directory: String, by seconds: TimeInterval) throws {
+    let path = directory + "/state.json"
+    var state = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any])
+    var apps = try #require(state["apps"] as? [String: Any])
+    let formatter = ISO8601DateFormatter()
+    for (name, value) in apps {
+        guard var app = value as? [String: Any] else { continue }
+        for key in ["lastCheck", "lastFetch", "lastSuccess"] {
+            if let text = app[key] as? String, let date = formatter.date(from: text) {
+                app[key] = formatter.string(from: date.addingTimeInterval(-seconds))
+            }
+        }
+        apps[name] = app
+    }
+    state["apps"] = apps
+    try JSONSerialization.data(withJSONObject: state).write(to: URL(fileURLWithPath: path))
+}

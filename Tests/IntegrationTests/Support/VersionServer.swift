@@ -1,0 +1,96 @@
+import Foundation
+import Testing
+
+/// `Tests/Fixtures/version_server.py` on a loopback port: a real HTTP(S)
+/// server whose behaviour a test sets by writing its scenario.
+final class VersionServer {
+    let folder: TemporaryFolder
+    let process: Process
+    let port: Int
+    let scheme: String
+    private let scenarioPath: String
+    private let logPath: String
+
+    static var fixture: String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Fixtures/version_server.py").path
+    }
+
+    init(scenario: [String: Any] = ["body": "{}"], tls: TestCertificates? = nil) throws {
+        folder = try TemporaryFolder()
+        scenarioPath = folder.url.appendingPathComponent("scenario.json").path
+        logPath = folder.url.appendingPathComponent("requests.log").path
+        let portFile = folder.url.appendingPathComponent("port").path
+        FileManager.default.createFile(atPath: logPath, contents: Data())
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        var arguments = ["python3", Self.fixture, "--scenario", scenarioPath, "--log", logPath, "--port-file", portFile]
+        if let tls { arguments += ["--cert", tls.serverCertificate, "--key", tls.serverKey] }
+        process.arguments = arguments
+        process.standardOutput = FileHandle.nullDevice
+        scheme = tls == nil ? "http" : "https"
+        try JSONSerialization.data(withJSONObject: scenario).write(to: URL(fileURLWithPath: scenarioPath))
+        try process.run()
+        let deadline = Date().addingTimeInterval(10)
+        var found: Int?
+        while Date() < deadline, process.isRunning {
+            if let text = try? String(contentsOfFile: portFile, encoding: .utf8), let value = Int(text) {
+                found = value
+                break
+            }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        port = try #require(found, "the test server did not start")
+    }
+
+    /// SIGKILL: the test runner blocks SIGTERM, and its children inherit that.
+    deinit {
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+    }
+
+    func url(_ path: String) -> String { "\(scheme)://127.0.0.1:\(port)\(path)" }
+
+    func set(_ scenario: [String: Any]) throws {
+        try JSONSerialization.data(withJSONObject: scenario).write(to: URL(fileURLWithPath: scenarioPath))
+    }
+
+    /// Every request so far: path, query, headers.
+    func requests() -> [[String: Any]] {
+        guard let text = try? String(contentsOfFile: logPath, encoding: .utf8) else { return [] }
+        return text.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+    }
+}
+
+/// A CA and a server certificate for 127.0.0.1, made with openssl for one test.
+struct TestCertificates {
+    let folder: TemporaryFolder
+    let caCertificate: String
+    let serverCertificate: String
+    let serverKey: String
+
+    init() throws {
+        folder = try TemporaryFolder()
+        let path = folder.url.path
+        let script = """
+            set -e
+            cd '\(path)'
+            openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout ca.key -out ca.pem \
+              -days 2 -subj /CN=ssvc-test-ca 2>/dev/null
+            openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout server.key -out server.csr \
+              -subj /CN=127.0.0.1 2>/dev/null
+            printf 'subjectAltName=IP:127.0.0.1\\nbasicConstraints=CA:FALSE\\nextendedKeyUsage=serverAuth\\n' > ext
+            openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out server.pem -days 2 \
+              -extfile ext 2>/dev/null
+            """
+        let result = try Executable.shell(script)
+        try #require(result.status == 0, "openssl failed: \(result.standardError)")
+        caCertificate = path + "/ca.pem"
+        serverCertificate = path + "/server.pem"
+        serverKey = path + "/server.key"
+    }
+}
