@@ -34,6 +34,10 @@ public actor CheckService: Service {
         self.configuration = configuration
         self.overrides = overrides
         self.environment = environment
+        // The configuration is the truth: apps removed from it leave the state too.
+        var state = state
+        let names = Set(configuration.apps.map(\.name))
+        state.apps = state.apps.filter { names.contains($0.key) }
         self.state = state
         self.store = store
         self.fetcher = Fetcher(settings: configuration.daemon)

@@ -28,6 +28,7 @@ public struct StateStore: Sendable {
     /// post-mortem) and a fresh state is used.
     public func load(now: Date) throws(Failure) -> (state: DaemonState, recovery: Recovery?) {
         try makeDirectory()
+        removeLeftoverTemporaries()
         let bytes: [UInt8]
         do {
             bytes = try BoundedReader.read(path: path, limit: 64 << 20)
@@ -92,6 +93,17 @@ public struct StateStore: Sendable {
         for part in directory.split(separator: "/") {
             prefix += "/" + part
             if mkdir(prefix, 0o750) != 0 && errno != EEXIST { throw failure("cannot create \(prefix)") }
+        }
+    }
+
+    /// A writer killed between creating its temporary and renaming it
+    /// leaves `state.json.tmp-<pid>` behind; the state file itself is whole.
+    private func removeLeftoverTemporaries() {
+        guard let folder = opendir(directory) else { return }
+        defer { closedir(folder) }
+        while let entry = readdir(folder) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if name.hasPrefix("state.json.tmp-") { unlink(directory + "/" + name) }
         }
     }
 

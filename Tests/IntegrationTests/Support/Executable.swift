@@ -10,9 +10,11 @@ struct CommandResult {
 
 /// The package's built executables, run as a user would run them.
 enum Executable {
+    /// An absolute path as it is; otherwise one of ours from
     /// `SSVC_BIN_DIR` (the Makefile sets it), else the folder of the test
     /// runner itself, where SwiftPM puts the executables beside it.
     static func path(_ name: String) throws -> String {
+        if name.hasPrefix("/") { return name }
         var folder = ProcessInfo.processInfo.environment["SSVC_BIN_DIR"] ?? ""
         if folder.isEmpty {
             let runner = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")

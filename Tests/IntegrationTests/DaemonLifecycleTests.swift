@@ -1,0 +1,139 @@
+import Foundation
+import Testing
+
+@Suite("ssvcd: start, signals, reload, notify")
+struct DaemonLifecycleTests {
+    @Test("a bad configuration stops ssvcd at start: exit 78 and one line naming file, key and problem", arguments: [
+        ("[[app]]\nname = \"a\"\nversion = \"1\"\n", "app.url: missing"),
+        ("[daemon]\nbogus = 1\n", "daemon.bogus: unknown key"),
+        ("[[app]]\nname = \"a\"\nurl = \"https://x/\"\nversion = \"1\"\nversion-file = \"/v\"\n", "app.version: set only one of"),
+        ("[daemon\n", "expected ']'"),
+    ])
+    func badConfiguration(text: String, problem: String) throws {
+        let folder = try TemporaryFolder()
+        let path = try folder.file("ssvcd.toml", text)
+        for target in ["stderr", "journal"] {
+            let result = try Executable.run("ssvcd", ["--config", path, "--log-target", target])
+            #expect(result.status == 78)
+            let lines = result.standardError.split(separator: "\n")
+            #expect(lines.count == 1, "\(result.standardError)")
+            #expect(lines.first?.contains("\(path): ") == true, "\(result.standardError)")
+            #expect(lines.first?.contains(problem) == true, "\(result.standardError)")
+        }
+    }
+
+    @Test("sd_notify: READY=1 with STATUS, WATCHDOG=1 pings, STOPPING=1 on SIGTERM")
+    func notify() throws {
+        let folder = try TemporaryFolder()
+        let listener = try NotifyListener(folder: folder)
+        let daemon = try DaemonProcess(
+            apps: appTable("n", url: "file://" + (try folder.file("r.json", goodBody))),
+            environment: ["NOTIFY_SOCKET": listener.path, "WATCHDOG_USEC": "400000"], folder: folder
+        )
+        let started = listener.receive(for: 10) { $0.filter { $0.contains("WATCHDOG=1") }.count >= 2 }
+        let ready = try #require(started.first { $0.contains("READY=1") }, "\(started)")
+        #expect(ready.contains("STATUS=1 apps"))
+        #expect(started.contains { $0.hasPrefix("STATUS=1 apps: 1 update-available") }, "\(started)")
+        #expect(started.filter { $0 == "WATCHDOG=1" }.count >= 2)
+        daemon.process.terminate()
+        let stopping = listener.receive(for: 10) { $0.contains("STOPPING=1") }
+        #expect(stopping.contains("STOPPING=1"))
+        #expect(daemon.stop() == 0)
+    }
+
+    @Test("no watchdog pings when WATCHDOG_PID names another process")
+    func watchdogForAnother() throws {
+        let folder = try TemporaryFolder()
+        let listener = try NotifyListener(folder: folder)
+        let daemon = try DaemonProcess(
+            apps: "", environment: ["NOTIFY_SOCKET": listener.path, "WATCHDOG_USEC": "200000", "WATCHDOG_PID": "1"], folder: folder
+        )
+        let messages = listener.receive(for: 1.5) { _ in false }
+        #expect(messages.contains { $0.contains("READY=1") })
+        #expect(!messages.contains("WATCHDOG=1"))
+        #expect(daemon.stop() == 0)
+    }
+
+    @Test("SIGHUP reloads: a good app file adds an app; a bad one keeps the running configuration")
+    func reload() throws {
+        let folder = try TemporaryFolder()
+        let document = "file://" + (try folder.file("r.json", goodBody))
+        try FileManager.default.createDirectory(at: folder.url.appendingPathComponent("apps.d"), withIntermediateDirectories: true)
+        let daemon = try DaemonProcess(apps: appTable("first", url: document), folder: folder)
+        #expect(daemon.wait { daemon.app("first")?["lastSuccess"] != nil })
+
+        _ = try folder.file("apps.d/second.toml", "url = \"\(document)\"\nversion = \"1.1\"\n")
+        kill(daemon.process.processIdentifier, SIGHUP)
+        #expect(daemon.wait { daemon.app("second")?["lastSuccess"] != nil }, "\(daemon.log)")
+        #expect(daemon.log.contains("configuration reloaded: 2 apps"))
+
+        let broken = try folder.file("apps.d/third.toml", "url = \"\(document)\"\n")
+        kill(daemon.process.processIdentifier, SIGHUP)
+        #expect(daemon.wait { daemon.log.contains("keeping the running configuration") })
+        let line = try #require(daemon.log.split(separator: "\n").first { $0.contains("keeping the running configuration") })
+        #expect(line.contains("\(broken): version: missing"))
+        #expect(line.contains("MESSAGE_ID=913ae7582dd54f7fa83a5a53dc110921"))
+        #expect(daemon.process.isRunning)
+
+        try FileManager.default.removeItem(atPath: broken)
+        try FileManager.default.removeItem(at: folder.url.appendingPathComponent("apps.d/second.toml"))
+        kill(daemon.process.processIdentifier, SIGHUP)
+        #expect(daemon.wait { daemon.log.contains("configuration reloaded: 1 apps") })
+        #expect(daemon.stop() == 0)
+        #expect(daemon.app("second") == nil)
+        #expect(daemon.app("first") != nil)
+    }
+
+    @Test("the running version is read before each check: an upgraded product is seen")
+    func upgrade() throws {
+        let folder = try TemporaryFolder()
+        let document = "file://" + (try folder.file("r.json", goodBody))
+        let versionFile = try folder.file("installed", "1.0\n")
+        let apps = appTable("product", url: document).replacingOccurrences(of: "version = \"1.0\"", with: "version-file = \"\(versionFile)\"")
+        let first = try DaemonProcess(apps: apps, folder: folder)
+        #expect(first.wait { first.app("product")?["lastSuccess"] != nil })
+        #expect((first.app("product")?["decision"] as? [String: Any])?["updateAvailable"] as? Bool == true)
+        #expect(first.stop() == 0)
+
+        try "1.1\n".write(toFile: versionFile, atomically: true, encoding: .utf8)
+        try ageState(in: first.stateDirectory, by: 3 * 86_400)
+        let second = try DaemonProcess(apps: apps, folder: folder)
+        #expect(second.wait { second.app("product")?["currentVersion"] as? String == "1.1" })
+        #expect(second.wait { second.lines(for: "product").first?.contains("up to date (1.1)") == true }, "\(second.log)")
+        #expect(second.stop() == 0)
+    }
+}
+
+@Suite("ssvcd: the journal", .serialized, JournalTrait())
+struct DaemonJournalTests {
+    @Test("each check is one journal entry with SSVC_APP, SSVC_STATUS and MESSAGE_ID")
+    func entry() throws {
+        let folder = try TemporaryFolder()
+        let name = "journal-\(UUID().uuidString.prefix(8).lowercased())"
+        let document = "file://" + (try folder.file("r.json", goodBody))
+        let daemon = try DaemonProcess(apps: appTable(name, url: document), arguments: ["--log-target", "journal"], folder: folder)
+        #expect(daemon.wait { daemon.app(name)?["lastSuccess"] != nil })
+        #expect(daemon.stop() == 0)
+        var entries: [[String: Any]] = []
+        for _ in 0..<50 {
+            let result = try Executable.run("/usr/bin/journalctl", ["-o", "json", "--no-pager", "SYSLOG_IDENTIFIER=ssvcd", "SSVC_APP=\(name)"])
+            entries = result.standardOutput.split(separator: "\n").compactMap {
+                try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+            }
+            if !entries.isEmpty { break }
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        #expect(entries.count == 1)
+        let entry = try #require(entries.first)
+        #expect(entry["MESSAGE_ID"] as? String == "cdf3676b0e8e47a5b0d5dad2d7489f07")
+        #expect(entry["SSVC_STATUS"] as? String == "update-available")
+        #expect(entry["SSVC_CURRENT_VERSION"] as? String == "1.0")
+        #expect(entry["SSVC_LATEST_VERSION"] as? String == "1.1")
+        #expect(entry["SSVC_URL"] as? String == document)
+        #expect(entry["SSVC_CONSECUTIVE_FAILURES"] as? String == "0")
+        #expect(entry["SSVC_NEXT_CHECK"] != nil)
+        #expect(entry["PRIORITY"] as? String == "5")
+        #expect((entry["MESSAGE"] as? String)?.hasPrefix("\(name): update available: 1.0 → 1.1") == true)
+        #expect(daemon.log.isEmpty, "entries went to stderr instead: \(daemon.log)")
+    }
+}

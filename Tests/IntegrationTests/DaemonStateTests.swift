@@ -1,0 +1,87 @@
+import Foundation
+import Testing
+
+@Suite("ssvcd: the state file across restarts")
+struct DaemonStateTests {
+    /// A state file as a previous run would have left it.
+    func writeState(_ folder: TemporaryFolder, app: String, lastCheck: Date) throws {
+        let formatter = ISO8601DateFormatter()
+        let state: [String: Any] = [
+            "schema": 1,
+            "apps": [app: [
+                "lastCheck": formatter.string(from: lastCheck), "lastFetch": formatter.string(from: lastCheck),
+                "lastSuccess": formatter.string(from: lastCheck), "consecutiveFailures": 0, "messages": [String: Any](),
+                "response": goodBody, "currentVersion": "1.0",
+            ]],
+        ]
+        try FileManager.default.createDirectory(at: folder.url.appendingPathComponent("state"), withIntermediateDirectories: true)
+        _ = try folder.file("state/state.json", try JSONSerialization.data(withJSONObject: state))
+    }
+
+    @Test("checked an hour ago on a daily schedule: no check at start")
+    func recent() throws {
+        let server = try VersionServer(scenario: ["body": goodBody])
+        let folder = try TemporaryFolder()
+        try writeState(folder, app: "recent", lastCheck: Date().addingTimeInterval(-3_600))
+        let daemon = try DaemonProcess(apps: appTable("recent", url: server.url("/ssvc")), folder: folder)
+        #expect(daemon.wait(5) { daemon.log.contains("started with 1 apps") })
+        Thread.sleep(forTimeInterval: 2)
+        #expect(server.requests().isEmpty)
+        #expect(daemon.lines(for: "recent").isEmpty)
+        #expect(daemon.stop() == 0)
+        #expect(daemon.app("recent")?["response"] as? String == goodBody)
+    }
+
+    @Test("checked three days ago on a daily schedule: a catch-up within the window")
+    func overdue() throws {
+        let server = try VersionServer(scenario: ["body": goodBody])
+        let folder = try TemporaryFolder()
+        try writeState(folder, app: "overdue", lastCheck: Date().addingTimeInterval(-3 * 86_400))
+        let daemon = try DaemonProcess(
+            daemon: "first-check-window-seconds = 0\ncatch-up-window-seconds = 3", apps: appTable("overdue", url: server.url("/ssvc")), folder: folder
+        )
+        #expect(daemon.wait(6) { server.requests().count == 1 })
+        #expect(daemon.stop() == 0)
+    }
+
+    @Test("a truncated state file is moved aside, reported, and the daemon starts fresh")
+    func truncated() throws {
+        let server = try VersionServer(scenario: ["body": goodBody])
+        let folder = try TemporaryFolder()
+        try FileManager.default.createDirectory(at: folder.url.appendingPathComponent("state"), withIntermediateDirectories: true)
+        _ = try folder.file("state/state.json", #"{"schema":1,"apps":{"a":{"lastCheck":"2026-"#)
+        let daemon = try DaemonProcess(apps: appTable("fresh", url: server.url("/ssvc")), folder: folder)
+        #expect(daemon.wait { daemon.app("fresh")?["lastSuccess"] != nil })
+        let recovered = try #require(daemon.log.split(separator: "\n").first { $0.contains("MESSAGE_ID=9965ab0fa7964e30beac5cd87bac8145") })
+        #expect(recovered.hasPrefix("<4>state file unusable"))
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: daemon.stateDirectory)
+        #expect(leftovers.contains { $0.hasPrefix("state.json.corrupt-") })
+        #expect(daemon.stop() == 0)
+    }
+
+    @Test("kill -9 at random points during 200 checks never leaves an unparsable state file")
+    func killNine() throws {
+        let server = try VersionServer(scenario: ["body": goodBody])
+        let folder = try TemporaryFolder()
+        var random = SystemRandomNumberGenerator()
+        var checksStarted = 0
+        var run = 0
+        while checksStarted < 200 {
+            run += 1
+            // Five new apps each run, so that every run checks five times at once.
+            let apps = (0..<5).map { appTable("r\(run)-\($0)", url: server.url("/ssvc")) }.joined(separator: "\n")
+            let daemon = try DaemonProcess(apps: apps, folder: folder)
+            Thread.sleep(forTimeInterval: Double.random(in: 0.005...0.25, using: &random))
+            kill(daemon.process.processIdentifier, SIGKILL)
+            daemon.process.waitUntilExit()
+            checksStarted += 5
+            let path = daemon.stateDirectory + "/state.json"
+            if let data = FileManager.default.contents(atPath: path) {
+                let parsed = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+                #expect(parsed?["schema"] as? Int == 1, "run \(run): state.json does not parse")
+            }
+            #expect(!daemon.log.contains("state file unusable"), "run \(run) found a torn state file")
+        }
+        #expect(server.requests().count > 0)
+    }
+}

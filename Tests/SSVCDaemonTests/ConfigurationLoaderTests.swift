@@ -1,0 +1,172 @@
+import Foundation
+import SSVCCore
+@testable import SSVCDaemon
+import Testing
+
+@Suite("configuration loading")
+struct ConfigurationLoaderTests {
+    let folder: URL
+
+    init() throws {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("ssvc-config-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder.appendingPathComponent("apps.d"), withIntermediateDirectories: true)
+    }
+
+    func write(_ name: String, _ text: String) throws -> String {
+        let url = folder.appendingPathComponent(name)
+        try text.write(to: url, atomically: true, encoding: .utf8)
+        return url.path
+    }
+
+    func load(_ main: String, environment: [String: String] = [:]) throws(ConfigurationError) -> Configuration {
+        let path = (try? write("ssvcd.toml", main)) ?? ""
+        return try ConfigurationLoader.load(.init(mainFile: path), environment: environment)
+    }
+
+    @Test("defaults come from the spec and the environment")
+    func defaults() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let configuration = try load("", environment: ["STATE_DIRECTORY": "/var/lib/x:/other", "RUNTIME_DIRECTORY": "/run/x", "LANG": "de_DE.UTF-8"])
+        let daemon = configuration.daemon
+        #expect(daemon.stateDirectory == "/var/lib/x")
+        #expect(daemon.socketPath == "/run/x/io.ssvc.Daemon")
+        #expect(daemon.appsDirectory == "/etc/ssvc/apps.d")
+        #expect(daemon.language == "de" && daemon.country == "DE")
+        #expect(daemon.timeoutSeconds == 30 && daemon.maxResponseBytes == 1 << 20)
+        #expect(daemon.policy == SchedulePolicy(firstCheckWindow: 600, catchUpWindow: 3_600, minimumInterval: 30))
+        let bare = try load("")
+        #expect(bare.daemon.stateDirectory == "/var/lib/ssvc")
+        #expect(bare.daemon.socketPath == "/run/ssvc/io.ssvc.Daemon")
+        #expect(bare.apps.isEmpty)
+    }
+
+    @Test("apps come from [[app]] tables and from the apps directory in name order, named by stem")
+    func apps() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        _ = try write("apps.d/b-second.toml", "url = \"https://b.example/v\"\nversion = \"2\"\nformat = \"itunes\"\nmin-release-age-days = 3\n")
+        _ = try write("apps.d/a-first.toml", "name = \"renamed\"\nurl = \"http://a.example/v\"\nversion-file = \"../version\"\n")
+        _ = try write("apps.d/.hidden.toml", "this is not toml")
+        _ = try write("apps.d/notes.txt", "ignored")
+        let configuration = try load("""
+            [daemon]
+            apps-dir = "apps.d"
+            [[app]]
+            name = "main"
+            url = "file:///srv/v.json"
+            format = "turkcell"
+            schedule = "weekly"
+            version-command = ["/usr/bin/dpkg-query", "-W", "-f=${Version}", "demo"]
+            version-number = 0
+            version-scheme = "debian"
+            app-id = "io.demo"
+            properties = { x-channel = "beta" }
+            query = { z = "1", a = "2" }
+            """)
+        #expect(configuration.apps.map(\.name) == ["main", "renamed", "b-second"])
+        let main = configuration.apps[0]
+        #expect(main.format == .turkcell && main.schedule == .weekly && main.versionScheme == .debian)
+        #expect(main.version == .command(["/usr/bin/dpkg-query", "-W", "-f=${Version}", "demo"]))
+        #expect(main.versionNumber == 0)
+        #expect(main.appID == "io.demo")
+        #expect(main.properties == ["x-channel": "beta"])
+        #expect(main.query == [QueryParameter(name: "a", value: "2"), QueryParameter(name: "z", value: "1")])
+        #expect(configuration.apps[1].version == .file(folder.appendingPathComponent("apps.d").path + "/../version"))
+        #expect(configuration.apps[1].schedule == .daily && configuration.apps[1].format == .ssvc)
+        #expect(configuration.apps[2].versionScheme == .nsnumeric)
+        #expect(configuration.apps[2].minReleaseAgeDays == 3)
+    }
+
+    @Test("a bad file names file, key and problem", arguments: [
+        ("[daemon\n", "ssvcd.toml: ", "line 1"),
+        ("[daemon]\nstate_dir = \"/x\"\n", "ssvcd.toml: daemon.state_dir: ", "unknown key"),
+        ("[daemon]\ntimeout-seconds = \"30\"\n", "ssvcd.toml: daemon.timeout-seconds: ", "expected a number, found string"),
+        ("[daemon]\nmax-response-bytes = 0\n", "ssvcd.toml: daemon.max-response-bytes: ", "must be at least 1, found 0"),
+        ("[daemon]\nca-file = \"/nonexistent.pem\"\n", "ssvcd.toml: daemon.ca-file: ", "/nonexistent.pem does not exist"),
+        ("[[app]]\nname = \"a\"\nversion = \"1\"\n", "ssvcd.toml: app.url: ", "missing"),
+        ("[[app]]\nname = \"a\"\nurl = \"ftp://x/y\"\nversion = \"1\"\n", "ssvcd.toml: app.url: ", "is not an https, http or file URL"),
+        ("[[app]]\nname = \"a\"\nurl = \"https://x/y\"\nversion = \"1\"\nversion-file = \"/v\"\n", "ssvcd.toml: app.version: ", "set only one of version, version-file, version-command"),
+        ("[[app]]\nname = \"a\"\nurl = \"https://x/y\"\n", "ssvcd.toml: app.version: ", "missing: set one of"),
+        ("[[app]]\nname = \"a\"\nurl = \"https://x/y\"\nversion = \"1\"\nschedule = \"sometimes\"\n", "ssvcd.toml: app.schedule: ", "expected one of never, hourly, daily, weekly, monthly, found 'sometimes'"),
+        ("[[app]]\nname = \"a\"\nurl = \"https://x/y\"\nversion = 1\n", "ssvcd.toml: app.version: ", "expected a string, found int"),
+        ("[[app]]\nname = \"a b\"\nurl = \"https://x/y\"\nversion = \"1\"\n", "ssvcd.toml: app.name: ", "may hold only"),
+        ("[[app]]\nname = \"a\"\nurl = \"https://x/y\"\nversion = \"1\"\nversion-number = -1\n", "ssvcd.toml: app.version-number: ", "must be at least 0"),
+        ("[[app]]\nname = \"a\"\nurl = \"https://x/y\"\nversion = \"1\"\nproperties = { channel = \"x\" }\n", "ssvcd.toml: app.properties.channel: ", "x-…"),
+        ("[[app]]\nname = \"a\"\nurl = \"https://x/y\"\nversion = \"1\"\nmin-release-age-days = 2\n", "ssvcd.toml: app.min-release-age-days: ", "itunes only"),
+        ("[[app]]\nname = \"a\"\nurl = \"https://x/y\"\nversion = \"1.2\"\nversion-scheme = \"semver\"\n", "ssvcd.toml: app.version: ", "not a valid semver version"),
+        ("[[app]]\nname = \"a\"\nurl = \"https://x/y\"\nversion-command = []\n", "ssvcd.toml: app.version-command: ", "needs at least the program"),
+        ("[[app]]\nname = \"a\"\nurl = \"https://x/y\"\nversion = \"1\"\n[[app]]\nname = \"a\"\nurl = \"https://x/z\"\nversion = \"1\"\n", "ssvcd.toml: name: ", "app 'a' is also defined in"),
+        ("surprise = 1\n", "ssvcd.toml: surprise: ", "unknown key"),
+    ])
+    func bad(text: String, prefix: String, problem: String) {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let error = #expect(throws: ConfigurationError.self) { try load(text) }
+        let line = error?.description ?? ""
+        #expect(line.hasPrefix(folder.path + "/" + prefix), "\(line)")
+        #expect(line.contains(problem), "\(line)")
+        #expect(!line.contains("\n"))
+    }
+
+    @Test("an app file's errors name the app file")
+    func appFileError() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = try write("apps.d/broken.toml", "url = \"https://x/y\"\nversion = \"1\"\nformat = \"xml\"\n")
+        let error = #expect(throws: ConfigurationError.self) { try load("[daemon]\napps-dir = \"apps.d\"\n") }
+        #expect(error?.description == "\(path): format: expected one of ssvc, turkcell, itunes, found 'xml'")
+    }
+
+    @Test("a main file named on the command line must exist; the default one may be absent")
+    func missingMainFile() throws {
+        let error = #expect(throws: ConfigurationError.self) {
+            try ConfigurationLoader.load(.init(mainFile: "/nonexistent/ssvcd.toml"), environment: [:])
+        }
+        #expect(error?.description == "/nonexistent/ssvcd.toml: cannot open /nonexistent/ssvcd.toml: No such file or directory")
+    }
+
+    @Test("command-line paths override the file")
+    func overrides() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = try write("ssvcd.toml", "[daemon]\nstate-dir = \"/a\"\nsocket = \"/b\"\n")
+        let configuration = try ConfigurationLoader.load(.init(mainFile: path, stateDirectory: "/c", socketPath: "/d"), environment: [:])
+        #expect(configuration.daemon.stateDirectory == "/c")
+        #expect(configuration.daemon.socketPath == "/d")
+    }
+}
+
+@Suite("running version sources")
+struct VersionReaderTests {
+    @Test("a version file's first line, trimmed; an empty one is an error")
+    func file() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("ssvc-version-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try " 2.4.1 \nsecond line\n".write(toFile: path, atomically: true, encoding: .utf8)
+        #expect(try await VersionReader.read(.file(path)) == "2.4.1")
+        try "\n".write(toFile: path, atomically: true, encoding: .utf8)
+        await #expect(throws: VersionReader.Failure(description: "version-file \(path) is empty")) {
+            try await VersionReader.read(.file(path))
+        }
+    }
+
+    @Test("a command's first line of output; failures say why")
+    func command() async throws {
+        #expect(try await VersionReader.read(.command(["printf", "3.1\\nnoise"])) == "3.1")
+        await #expect(throws: VersionReader.Failure(description: "version-command false exited with status 1")) {
+            try await VersionReader.read(.command(["false"]))
+        }
+        await #expect(throws: VersionReader.Failure(description: "version-command true printed nothing")) {
+            try await VersionReader.read(.command(["true"]))
+        }
+        await #expect(throws: VersionReader.Failure(description: "version-command /nonexistent/tool: No such file or directory")) {
+            try await VersionReader.read(.command(["/nonexistent/tool"]))
+        }
+    }
+
+    @Test("a command that outlives five seconds is killed, not waited for")
+    func timeout() async throws {
+        let started = Date()
+        await #expect(throws: VersionReader.Failure(description: "version-command sleep did not finish within 5 s")) {
+            try await VersionReader.read(.command(["sleep", "120"]))
+        }
+        // Not a speed figure: a wide margin that only a command left to finish would cross.
+        #expect(Date().timeIntervalSince(started) < 60)
+    }
+}
