@@ -5,8 +5,10 @@ SWIFT      ?= swift
 BUILD_DIR  := .build/debug
 RUN_DIR    := $(CURDIR)/run
 APT_NEEDS  := libsystemd-dev pkg-config
+# What the tests run besides the build: command → the Debian package that has it.
+TEST_NEEDS := openssl:openssl python3:python3 /lib/systemd/systemd-journald:systemd journalctl:systemd
 
-.PHONY: all deps build test run clean
+.PHONY: all deps test-deps build test run clean
 
 all: build
 
@@ -23,10 +25,23 @@ deps:
 	  DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -q --no-install-recommends $$missing; \
 	fi
 
+# The tools the tests use, installed when missing.
+test-deps: deps
+	@missing=""; \
+	for need in $(TEST_NEEDS); do \
+	  command -v $${need%%:*} >/dev/null 2>&1 || missing="$$missing $${need##*:}"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  sudo=""; [ "$$(id -u)" -eq 0 ] || sudo="sudo"; \
+	  $$sudo apt-get update -q && \
+	  DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -q --no-install-recommends $$missing; \
+	fi
+
 build: deps
 	$(SWIFT) build
 
-test: deps
+test: test-deps
 	$(SWIFT) build --build-tests
 	SSVC_BIN_DIR=$(CURDIR)/$(BUILD_DIR) $(SWIFT) test --skip-build
 
