@@ -33,6 +33,10 @@ let package = Package(
             dependencies: ["CSystemd", .product(name: "Logging", package: "swift-log")]
         ),
 
+        // Build tooling: embeds the Varlink interface definition.
+        .executableTarget(name: "embed-text", path: "Sources/embed-text"),
+        .plugin(name: "EmbedInterface", capability: .buildTool(), dependencies: ["embed-text"]),
+
         // I/O and lifetimes.
         .target(
             name: "SSVCDaemon",
@@ -47,7 +51,9 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "TOMLKit", package: "TOMLKit"),
-            ]
+            ],
+            exclude: ["Control/io.ssvc.Daemon.varlink"],
+            plugins: ["EmbedInterface"]
         ),
 
         .executableTarget(

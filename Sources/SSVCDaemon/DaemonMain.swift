@@ -47,7 +47,21 @@ public enum DaemonMain {
             configuration: configuration, overrides: overrides, environment: environment, state: loaded.state,
             store: store, logger: logger, machineID: machineID(), machine: MachineFactsReader.gather()
         )
-        var services: [any Service] = [service]
+        let server: ControlServer
+        do {
+            server = try await ControlServer.start(
+                path: configuration.daemon.socketPath, passedSocket: SocketActivation.passedSocket(),
+                idleTimeout: .seconds(Int64(configuration.daemon.idleTimeoutSeconds)),
+                dispatcher: ControlDispatcher(service: service, controlGroup: configuration.daemon.controlGroupID)
+            )
+        } catch {
+            logger.critical("\(error.description)", metadata: ["SSVC_ERROR": "\(error.description)"])
+            if logTarget.usesJournal { StandardError.writeLine("ssvcd: \(error.description)") }
+            return 1
+        }
+        // Started in this order and stopped in the reverse: the socket is
+        // bound before the checks start (and READY=1 is sent).
+        var services: [any Service] = [server, service]
         if let interval = ServiceNotifier.watchdogPingInterval() {
             services.append(WatchdogService(interval: interval))
         }

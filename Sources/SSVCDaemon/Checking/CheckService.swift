@@ -25,6 +25,8 @@ public actor CheckService: Service {
     private var generations: [String: Int] = [:]
     private var inFlight: [String: Task<Void, Never>] = [:]
     private var stopping = false
+    private var watchers: [Int: (app: String?, continuation: AsyncStream<ControlEvent>.Continuation)] = [:]
+    private var nextWatcher = 0
     private let timerQueue = DispatchQueue(label: "io.ssvc.timers")
 
     public init(
@@ -60,6 +62,7 @@ public actor CheckService: Service {
     private func stop() async {
         stopping = true
         ServiceNotifier.notify("STOPPING=1")
+        for watcher in watchers.values { watcher.continuation.finish() }
         for timer in timers.values { timer.cancel() }
         timers = [:]
         for task in inFlight.values { task.cancel() }
@@ -94,6 +97,33 @@ public actor CheckService: Service {
         return status(of: name)
     }
 
+    // MARK: Events
+
+    /// A stream of events for one app or all; it ends when the daemon stops.
+    /// A watcher that does not keep up loses the oldest events, never the
+    /// daemon's time.
+    public func watch(_ name: String?) -> AsyncStream<ControlEvent>? {
+        if let name, app(named: name) == nil { return nil }
+        let (stream, continuation) = AsyncStream.makeStream(of: ControlEvent.self, bufferingPolicy: .bufferingNewest(64))
+        let id = nextWatcher
+        nextWatcher += 1
+        watchers[id] = (name, continuation)
+        continuation.onTermination = { [weak self] _ in
+            Task { await self?.unwatch(id) }
+        }
+        return stream
+    }
+
+    private func unwatch(_ id: Int) {
+        watchers[id] = nil
+    }
+
+    private func publish(_ event: ControlEvent) {
+        for watcher in watchers.values where watcher.app == nil || watcher.app == event.app?.name || event.kind == .reload {
+            watcher.continuation.yield(event)
+        }
+    }
+
     // MARK: Reload
 
     /// Reads the configuration again. A bad one leaves the running one in
@@ -126,6 +156,7 @@ public actor CheckService: Service {
         for app in next.apps { arm(app.name, atStart: true) }
         save()
         logger.info("configuration reloaded: \(next.apps.count) apps")
+        publish(ControlEvent(kind: .reload, at: RFC3339.format(Date()), app: nil, message: nil))
         ServiceNotifier.notify("STATUS=\(summary())")
     }
 
@@ -244,7 +275,12 @@ public actor CheckService: Service {
         arm(name, atStart: false)
         save()
         report(app, state: after, outcome: result.outcome)
-        for notice in notices { reportNotice(app, notice) }
+        let appStatus = status(of: name)?.first
+        publish(ControlEvent(kind: .check, at: RFC3339.format(started), app: appStatus, message: nil))
+        for notice in notices {
+            reportNotice(app, notice)
+            publish(ControlEvent(kind: .notice, at: RFC3339.format(started), app: appStatus, message: notice.description))
+        }
         ServiceNotifier.notify("STATUS=\(summary())")
     }
 

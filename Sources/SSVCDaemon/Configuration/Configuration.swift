@@ -15,6 +15,10 @@ public struct DaemonSettings: Sendable, Equatable {
     public var country: String
     /// A group whose members, besides root, may call `Check` and `Reload`.
     public var controlGroup: String?
+    /// Its id, looked up when the configuration is read.
+    public var controlGroupID: UInt32?
+    /// Control connections silent this long are closed (a pending Watch excepted).
+    public var idleTimeoutSeconds: Int
     public var timeoutSeconds: Double
     public var maxResponseBytes: Int
     /// Extra trust roots (PEM) besides the system's.

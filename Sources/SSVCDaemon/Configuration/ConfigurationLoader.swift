@@ -103,6 +103,7 @@ public enum ConfigurationLoader {
         try table.rejectUnknown([
             "state-dir", "socket", "apps-dir", "language", "country", "control-group", "timeout-seconds",
             "max-response-bytes", "ca-file", "min-interval-seconds", "first-check-window-seconds", "catch-up-window-seconds",
+            "idle-timeout-seconds",
         ])
         let locale = LocaleSettings.fromEnvironment(environment)
         let stateDefault = environment["STATE_DIRECTORY"].flatMap { $0.split(separator: ":").first.map(String.init) } ?? "/var/lib/ssvc"
@@ -111,13 +112,23 @@ public enum ConfigurationLoader {
         if let caFile, !FileProbe.exists(caFile) {
             throw ConfigurationError(file: file, key: "daemon.ca-file", problem: "\(caFile) does not exist")
         }
+        let controlGroup = try table.string("control-group")
+        var controlGroupID: UInt32?
+        if let controlGroup {
+            guard let entry = getgrnam(controlGroup) else {
+                throw ConfigurationError(file: file, key: "daemon.control-group", problem: "no group '\(controlGroup)' on this machine")
+            }
+            controlGroupID = entry.pointee.gr_gid
+        }
         return DaemonSettings(
             stateDirectory: try table.path("state-dir") ?? stateDefault,
             socketPath: try table.path("socket") ?? runtime + "/io.ssvc.Daemon",
             appsDirectory: try table.path("apps-dir") ?? defaultAppsDirectory,
             language: try table.string("language") ?? locale.language,
             country: try table.string("country") ?? locale.country,
-            controlGroup: try table.string("control-group"),
+            controlGroup: controlGroup,
+            controlGroupID: controlGroupID,
+            idleTimeoutSeconds: try table.integer("idle-timeout-seconds", minimum: 1) ?? 60,
             timeoutSeconds: try table.number("timeout-seconds", minimum: 0.001) ?? 30,
             maxResponseBytes: try table.integer("max-response-bytes", minimum: 1) ?? 1 << 20,
             caFile: caFile,

@@ -9,6 +9,7 @@ final class DaemonProcess {
     let stateDirectory: String
     let logPath: String
     let configPath: String
+    let socketPath: String
 
     /// `daemon` holds extra `[daemon]` lines; `apps` whole `[[app]]` tables.
     /// The windows are 0 so that checks start at once, unless `daemon` says otherwise.
@@ -23,10 +24,12 @@ final class DaemonProcess {
         self.folder = folder
         stateDirectory = folder.url.appendingPathComponent("state").path
         logPath = folder.url.appendingPathComponent("ssvcd-\(UUID().uuidString.prefix(8)).log").path
+        socketPath = folder.url.appendingPathComponent("control.sock").path
         let windows = daemon.contains("window") ? "" : "first-check-window-seconds = 0\ncatch-up-window-seconds = 0\n"
         configPath = try folder.file("ssvcd.toml", config ?? """
             [daemon]
             state-dir = "state"
+            socket = "control.sock"
             apps-dir = "apps.d"
             min-interval-seconds = 0
             \(windows)\(daemon)

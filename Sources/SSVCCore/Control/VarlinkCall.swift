@@ -1,0 +1,72 @@
+/// One Varlink method call (varlink.org): `{"method": "iface.Method",
+/// "parameters": {…}, "oneway"?: bool, "more"?: bool}`, validated before
+/// anything is dispatched.
+public struct VarlinkCall: Sendable {
+    /// The full name: interface and method, `io.ssvc.Daemon.GetStatus`.
+    public let method: String
+    public let parameters: JSONField
+    /// The caller wants no reply.
+    public let oneway: Bool
+    /// The caller accepts several replies (`continues`).
+    public let more: Bool
+
+    public var interface: String {
+        String(method[..<(method.lastIndex(of: ".") ?? method.startIndex)])
+    }
+
+    public var name: String {
+        method.lastIndex(of: ".").map { String(method[method.index(after: $0)...]) } ?? method
+    }
+
+    public init(parsing bytes: [UInt8]) throws(VarlinkProtocolError) {
+        let root: JSONField
+        do {
+            root = JSONField(root: try JSONParser.parse(bytes))
+        } catch {
+            throw VarlinkProtocolError(description: "\(error)")
+        }
+        do throws(DocumentError) {
+            try root.requireObject()
+            guard let method = try root.member("method")?.string() else {
+                throw DocumentError(path: "method", problem: "missing")
+            }
+            guard method.contains("."), !method.hasPrefix("."), !method.hasSuffix(".") else {
+                throw DocumentError(path: "method", problem: "'\(method)' is not interface.Method")
+            }
+            self.method = method
+            if let parameters = root.member("parameters") {
+                try parameters.requireObject()
+                self.parameters = parameters
+            } else {
+                self.parameters = JSONField(root: .object([]))
+            }
+            oneway = try root.member("oneway")?.flag() ?? false
+            more = try root.member("more")?.flag() ?? false
+        } catch {
+            throw VarlinkProtocolError(description: "\(error)")
+        }
+    }
+
+    /// An optional string parameter; the name of the parameter when it is
+    /// something else (for `org.varlink.service.InvalidParameter`).
+    public func optionalString(_ name: String) -> Result<String?, InvalidParameter> {
+        guard let field = parameters.member(name) else { return .success(nil) }
+        guard case let .string(text) = field.value else { return .failure(InvalidParameter(name: name)) }
+        return .success(text)
+    }
+
+    /// The first parameter not in `known`, if any.
+    public func unknownParameter(_ known: [String]) -> String? {
+        guard case let .object(members) = parameters.value else { return nil }
+        return members.first { !known.contains($0.key) }?.key
+    }
+
+    public struct InvalidParameter: Error, Equatable {
+        public let name: String
+    }
+}
+
+/// A message that is not a Varlink call: the connection is closed.
+public struct VarlinkProtocolError: Error, Equatable, CustomStringConvertible {
+    public let description: String
+}
