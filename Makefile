@@ -37,6 +37,8 @@ test-deps: deps
 	  $$sudo apt-get update -q && \
 	  DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -q --no-install-recommends $$missing; \
 	fi
+	@python3 -c 'import varlink' 2>/dev/null || python3 -m pip install -q varlink 2>/dev/null || \
+	  python3 -m pip install -q --break-system-packages varlink
 
 build: deps
 	$(SWIFT) build

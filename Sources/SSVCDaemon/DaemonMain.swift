@@ -57,6 +57,7 @@ public enum DaemonMain {
         } catch {
             logger.critical("\(error.description)", metadata: ["SSVC_ERROR": "\(error.description)"])
             if logTarget.usesJournal { StandardError.writeLine("ssvcd: \(error.description)") }
+            await service.discard()
             return 1
         }
         // Started in this order and stopped in the reverse: the socket is

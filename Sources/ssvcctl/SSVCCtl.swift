@@ -8,8 +8,27 @@ struct SSVCCtl: ParsableCommand {
         abstract: "Query and control ssvcd; test version-server responses offline.",
         discussion: """
             Exit codes: 0 up to date (also ahead and unknown), 10 update available, \
-            11 update required, 1 error, 64 usage.
+            11 update required (the worst over the apps shown), 1 error, 64 usage.
             """,
-        subcommands: [Evaluate.self]
+        subcommands: [Status.self, Check.self, Watch.self, Reload.self, Evaluate.self]
     )
+
+    static func main() {
+        main(hoistingSocket(Array(CommandLine.arguments.dropFirst())))
+    }
+
+    /// `ssvcctl --socket PATH status` is the documented form; the parser
+    /// wants subcommand options after the subcommand, so move them there.
+    static func hoistingSocket(_ arguments: [String]) -> [String] {
+        let names = Set(configuration.subcommands.map { $0._commandName })
+        guard let command = arguments.firstIndex(where: { names.contains($0) }) else { return arguments }
+        var leading = Array(arguments[..<command])
+        var moved: [String] = []
+        while let index = leading.firstIndex(where: { $0 == "--socket" || $0.hasPrefix("--socket=") }) {
+            let takesValue = leading[index] == "--socket" && index + 1 < leading.count
+            moved += leading[index...(takesValue ? index + 1 : index)]
+            leading.removeSubrange(index...(takesValue ? index + 1 : index))
+        }
+        return leading + [arguments[command]] + moved + arguments[(command + 1)...]
+    }
 }

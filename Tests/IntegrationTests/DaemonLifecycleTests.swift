@@ -35,7 +35,7 @@ struct DaemonLifecycleTests {
         #expect(ready.contains("STATUS=1 apps"))
         #expect(started.contains { $0.hasPrefix("STATUS=1 apps: 1 update-available") }, "\(started)")
         #expect(started.filter { $0 == "WATCHDOG=1" }.count >= 2)
-        daemon.process.terminate()
+        kill(daemon.process.pid, SIGTERM)
         let stopping = listener.receive(for: 10) { $0.contains("STOPPING=1") }
         #expect(stopping.contains("STOPPING=1"))
         #expect(daemon.stop() == 0)
@@ -63,12 +63,12 @@ struct DaemonLifecycleTests {
         #expect(daemon.wait { daemon.app("first")?["lastSuccess"] != nil })
 
         _ = try folder.file("apps.d/second.toml", "url = \"\(document)\"\nversion = \"1.1\"\n")
-        kill(daemon.process.processIdentifier, SIGHUP)
+        kill(daemon.process.pid, SIGHUP)
         #expect(daemon.wait { daemon.app("second")?["lastSuccess"] != nil }, "\(daemon.log)")
         #expect(daemon.log.contains("configuration reloaded: 2 apps"))
 
         let broken = try folder.file("apps.d/third.toml", "url = \"\(document)\"\n")
-        kill(daemon.process.processIdentifier, SIGHUP)
+        kill(daemon.process.pid, SIGHUP)
         #expect(daemon.wait { daemon.log.contains("keeping the running configuration") })
         let line = try #require(daemon.log.split(separator: "\n").first { $0.contains("keeping the running configuration") })
         #expect(line.contains("\(broken): version: missing"))
@@ -77,7 +77,7 @@ struct DaemonLifecycleTests {
 
         try FileManager.default.removeItem(atPath: broken)
         try FileManager.default.removeItem(at: folder.url.appendingPathComponent("apps.d/second.toml"))
-        kill(daemon.process.processIdentifier, SIGHUP)
+        kill(daemon.process.pid, SIGHUP)
         #expect(daemon.wait { daemon.log.contains("configuration reloaded: 1 apps") })
         #expect(daemon.stop() == 0)
         #expect(daemon.app("second") == nil)

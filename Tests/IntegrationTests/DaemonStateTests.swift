@@ -72,8 +72,8 @@ struct DaemonStateTests {
             let apps = (0..<5).map { appTable("r\(run)-\($0)", url: server.url("/ssvc")) }.joined(separator: "\n")
             let daemon = try DaemonProcess(apps: apps, folder: folder)
             Thread.sleep(forTimeInterval: Double.random(in: 0.005...0.25, using: &random))
-            kill(daemon.process.processIdentifier, SIGKILL)
-            daemon.process.waitUntilExit()
+            kill(daemon.process.pid, SIGKILL)
+            daemon.process.wait()
             checksStarted += 5
             let path = daemon.stateDirectory + "/state.json"
             if let data = FileManager.default.contents(atPath: path) {

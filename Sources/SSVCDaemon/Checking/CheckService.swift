@@ -58,6 +58,12 @@ public actor CheckService: Service {
         await stop()
     }
 
+    /// Releases what `init` made, for a service that will never run (the
+    /// socket could not be had): the HTTP client must be shut down.
+    public func discard() async {
+        await fetcher.shutdown()
+    }
+
     /// Stops the timers, abandons fetches in flight, and writes the state.
     private func stop() async {
         stopping = true

@@ -1,5 +1,6 @@
 @preconcurrency import Glibc
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import ServiceLifecycle
@@ -15,6 +16,8 @@ public final class ControlServer: Service {
     private let dispatcher: ControlDispatcher
     /// The path to remove on stop; nil for a socket systemd owns.
     private let ownedPath: String?
+    /// Open connections, closed by the server when the daemon stops.
+    private let open = NIOLockedValueBox<[ObjectIdentifier: any Channel]>([:])
 
     public struct BindError: Error, CustomStringConvertible {
         public let description: String
@@ -99,14 +102,23 @@ public final class ControlServer: Service {
 
     public func run() async throws {
         defer { if let ownedPath { unlink(ownedPath) } }
-        try? await cancelWhenGracefulShutdown {
-            try await withThrowingDiscardingTaskGroup { group in
+        await withGracefulShutdownHandler {
+            try? await withThrowingDiscardingTaskGroup { group in
                 try await self.listener.executeThenClose { connections in
                     for try await connection in connections {
-                        group.addTask { await self.serve(connection) }
+                        let channel = connection.channel
+                        self.open.withLockedValue { $0[ObjectIdentifier(channel)] = channel }
+                        group.addTask {
+                            await self.serve(connection)
+                            self.open.withLockedValue { $0[ObjectIdentifier(channel)] = nil }
+                        }
                     }
                 }
             }
+        } onGracefulShutdown: {
+            // Stop accepting, and close every client: none may hold the stop up.
+            self.listener.channel.close(promise: nil)
+            for channel in self.open.withLockedValue({ Array($0.values) }) { channel.close(promise: nil) }
         }
     }
 

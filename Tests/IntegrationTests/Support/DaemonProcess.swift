@@ -5,7 +5,7 @@ import Testing
 /// state and log in the test's own folder.
 final class DaemonProcess {
     let folder: TemporaryFolder
-    let process = Process()
+    let process: Spawned
     let stateDirectory: String
     let logPath: String
     let configPath: String
@@ -37,22 +37,13 @@ final class DaemonProcess {
             \(apps)
             """)
         FileManager.default.createFile(atPath: logPath, contents: Data())
-        process.executableURL = URL(fileURLWithPath: try Executable.path("ssvcd"))
-        process.arguments = ["--config", configPath, "--log-target", "stderr"] + arguments
         var variables = ProcessInfo.processInfo.environment
         for name in ["NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID", "LISTEN_FDS", "LISTEN_PID"] { variables[name] = nil }
         variables.merge(environment) { _, new in new }
-        process.environment = variables
-        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-    }
-
-    deinit {
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
+        process = try Spawned(
+            try Executable.path("ssvcd"), ["--config", configPath, "--log-target", "stderr"] + arguments,
+            environment: variables, error: logPath
+        )
     }
 
     var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
@@ -82,17 +73,23 @@ final class DaemonProcess {
         return condition()
     }
 
-    /// Sends SIGTERM and waits for the exit status.
+    /// Sends SIGTERM and waits for the exit status; a daemon that has not
+    /// stopped after 10 s is killed and reported, so that no test hangs.
     @discardableResult
-    func stop() -> Int32 {
-        if process.isRunning { process.terminate() }
-        process.waitUntilExit()
-        return process.terminationStatus
+    func stop(sourceLocation: SourceLocation = #_sourceLocation) -> Int32 {
+        if process.isRunning { kill(process.pid, SIGTERM) }
+        let deadline = Date().addingTimeInterval(10)
+        while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+        if process.isRunning {
+            Issue.record("ssvcd did not stop within 10 s of SIGTERM", sourceLocation: sourceLocation)
+            kill(process.pid, SIGKILL)
+        }
+        return process.wait()
     }
 
     /// Resident memory in KiB, from /proc.
     var residentKiB: Int {
-        let status = (try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8)) ?? ""
+        let status = (try? String(contentsOfFile: "/proc/\(process.pid)/status", encoding: .utf8)) ?? ""
         let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
         return Int(line.split(separator: " ").dropFirst().first ?? "0") ?? 0
     }

@@ -40,17 +40,13 @@ enum Executable {
         try Data().write(to: outputURL)
         try Data().write(to: errorURL)
 
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try path(name))
-        process.arguments = arguments
-        if let environment { process.environment = environment }
-        process.standardInput = try FileHandle(forReadingFrom: inputURL)
-        process.standardOutput = try FileHandle(forWritingTo: outputURL)
-        process.standardError = try FileHandle(forWritingTo: errorURL)
-        try process.run()
-        process.waitUntilExit()
+        let child = try Spawned(
+            try path(name), arguments, environment: environment,
+            input: inputURL.path, output: outputURL.path, error: errorURL.path
+        )
+        let status = child.wait()
         return CommandResult(
-            status: process.terminationStatus,
+            status: status,
             standardOutput: try String(contentsOf: outputURL, encoding: .utf8),
             standardError: try String(contentsOf: errorURL, encoding: .utf8)
         )
@@ -60,16 +56,7 @@ enum Executable {
 extension Executable {
     /// Runs a bash script.
     static func shell(_ script: String) throws -> CommandResult {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = ["-c", script]
-        let error = Pipe()
-        process.standardError = error
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        let data = error.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return CommandResult(status: process.terminationStatus, standardOutput: "", standardError: String(decoding: data, as: UTF8.self))
+        try run("/bin/bash", ["-c", script])
     }
 }
 

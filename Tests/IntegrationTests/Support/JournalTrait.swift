@@ -14,14 +14,10 @@ struct JournalTrait: SuiteTrait, TestScoping {
             return
         }
         try #require(FileManager.default.isExecutableFile(atPath: Self.daemon), "no journald at \(Self.daemon)")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.daemon)
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let journald = try Spawned(Self.daemon, [])
         defer {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            kill(journald.pid, SIGKILL)
+            journald.wait()
             for leftover in ["socket", "stdout", "dev-log", "io.systemd.journal"] {
                 try? FileManager.default.removeItem(atPath: "/run/systemd/journal/" + leftover)
             }

@@ -5,7 +5,7 @@ import Testing
 /// server whose behaviour a test sets by writing its scenario.
 final class VersionServer {
     let folder: TemporaryFolder
-    let process: Process
+    let process: Spawned
     let port: Int
     let scheme: String
     private let scenarioPath: String
@@ -22,15 +22,11 @@ final class VersionServer {
         logPath = folder.url.appendingPathComponent("requests.log").path
         let portFile = folder.url.appendingPathComponent("port").path
         FileManager.default.createFile(atPath: logPath, contents: Data())
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         var arguments = ["python3", Self.fixture, "--scenario", scenarioPath, "--log", logPath, "--port-file", portFile]
         if let tls { arguments += ["--cert", tls.serverCertificate, "--key", tls.serverKey] }
-        process.arguments = arguments
-        process.standardOutput = FileHandle.nullDevice
         scheme = tls == nil ? "http" : "https"
         try JSONSerialization.data(withJSONObject: scenario).write(to: URL(fileURLWithPath: scenarioPath))
-        try process.run()
+        process = try Spawned("/usr/bin/env", arguments)
         let deadline = Date().addingTimeInterval(10)
         var found: Int?
         while Date() < deadline, process.isRunning {
@@ -43,13 +39,6 @@ final class VersionServer {
         port = try #require(found, "the test server did not start")
     }
 
-    /// SIGKILL: the test runner blocks SIGTERM, and its children inherit that.
-    deinit {
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
-    }
 
     func url(_ path: String) -> String { "\(scheme)://127.0.0.1:\(port)\(path)" }
 

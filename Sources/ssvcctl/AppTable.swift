@@ -1,0 +1,52 @@
+import SSVCCore
+import SSVCDaemon
+
+/// The human-readable forms of `ssvcctl status`, `check` and `watch`.
+enum AppTable {
+    static func render(_ apps: [AppStatus]) -> String {
+        guard !apps.isEmpty else { return "no apps configured" }
+        let header = ["APP", "STATUS", "CURRENT → LATEST", "LAST CHECK", "NEXT CHECK"]
+        var rows = [header]
+        var notes: [String] = []
+        for app in apps {
+            rows.append([
+                app.name,
+                app.status.rawValue + (app.stale ? " (stale)" : ""),
+                versions(app),
+                app.lastCheck ?? "never",
+                (app.nextCheck.map { "\($0) " } ?? "") + "(\(app.nextCheckReason.rawValue))",
+            ])
+            if let error = app.lastError, app.consecutiveFailures > 0 {
+                notes.append("\(app.name): \(app.consecutiveFailures) failed check(s): \(error)")
+            }
+            if let note = app.note { notes.append("\(app.name): \(note)") }
+        }
+        let widths = header.indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
+        let lines = rows.map { row in
+            row.enumerated().map { column, text in
+                column == row.count - 1 ? text : text + String(repeating: " ", count: widths[column] - text.count)
+            }.joined(separator: "  ")
+        }
+        return (lines + notes).joined(separator: "\n")
+    }
+
+    static func versions(_ app: AppStatus) -> String {
+        let current = app.currentVersion ?? "?"
+        let latest = app.latestVersion ?? app.latestVersionNumber.map(String.init)
+        return latest.map { "\(current) → \($0)" } ?? current
+    }
+
+    static func describe(_ event: ControlEvent) -> String {
+        switch event.kind {
+        case .reload:
+            return "\(event.at) reload"
+        case .notice:
+            let text = [event.message?.title, event.message?.message].compactMap { $0 }.joined(separator: ": ")
+            return "\(event.at) notice \(event.app?.name ?? "?"): \(text)"
+        case .check:
+            guard let app = event.app else { return "\(event.at) check" }
+            let failure = app.consecutiveFailures > 0 ? " (failed: \(app.lastError ?? "?"))" : ""
+            return "\(event.at) check \(app.name) \(app.status.rawValue) \(versions(app))\(failure)"
+        }
+    }
+}

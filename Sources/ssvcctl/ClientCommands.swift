@@ -1,0 +1,137 @@
+@preconcurrency import Glibc
+import ArgumentParser
+import FoundationEssentials
+import SSVCCore
+import SSVCDaemon
+
+/// Where the daemon listens; given before or after the subcommand.
+struct ClientOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("The daemon's socket.", valueName: "path"))
+    var socket = "/run/ssvc/io.ssvc.Daemon"
+
+    func connect() throws -> VarlinkClient {
+        do {
+            return try VarlinkClient(path: socket)
+        } catch {
+            StandardError.writeLine("ssvcctl: \(error)")
+            throw ExitStatus.failure
+        }
+    }
+}
+
+/// Makes a call, turning the daemon's errors into one line and exit 1.
+func request(_ client: VarlinkClient, _ method: String, app: String? = nil, more: Bool = false) throws -> [UInt8] {
+    do {
+        return try client.call("io.ssvc.Daemon.\(method)", parameters: app.map { ["app": $0] } ?? [:], more: more)
+    } catch {
+        StandardError.writeLine("ssvcctl: \(explain(error))")
+        throw ExitStatus.failure
+    }
+}
+
+func explain(_ error: VarlinkClient.Failure) -> String {
+    guard case let .remote(name, parameters) = error else { return error.description }
+    switch name {
+    case "io.ssvc.Daemon.NoSuchApp":
+        return "no such app: \((try? parameters.member("app")?.string()) ?? "")"
+    case "io.ssvc.Daemon.PermissionDenied":
+        return "permission denied: check and reload need root or membership of the daemon's control-group"
+    case "io.ssvc.Daemon.InvalidConfiguration":
+        return "the new configuration is invalid; the running one stays: \((try? parameters.member("reason")?.string()) ?? "")"
+    default:
+        return "the daemon answered \(name)"
+    }
+}
+
+private struct AppList: Decodable {
+    let apps: [AppStatus]
+}
+
+func decodeApps(_ bytes: [UInt8]) throws -> [AppStatus] {
+    do {
+        return try JSONDecoder().decode(AppList.self, from: Data(bytes)).apps
+    } catch {
+        StandardError.writeLine("ssvcctl: the daemon sent an unexpected reply: \(error)")
+        throw ExitStatus.failure
+    }
+}
+
+/// Prints apps as a table or JSON and exits with the worst status's code.
+func show(_ apps: [AppStatus], json: Bool) throws -> Never {
+    if json {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        print(String(decoding: (try? encoder.encode(["apps": apps])) ?? Data(), as: UTF8.self))
+    } else {
+        print(AppTable.render(apps))
+    }
+    throw ExitStatus.code(for: apps.map(\.status))
+}
+
+struct Status: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Show each app's last result and next check.")
+
+    @OptionGroup var client: ClientOptions
+    @Argument(help: "Only this app.") var app: String?
+    @Flag(help: "Print JSON.") var json = false
+
+    func run() throws {
+        try show(try decodeApps(try request(try client.connect(), "GetStatus", app: app)), json: json)
+    }
+}
+
+struct Check: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Check now (root or the control-group) and show the results.")
+
+    @OptionGroup var client: ClientOptions
+    @Argument(help: "Only this app.") var app: String?
+    @Flag(help: "Print JSON.") var json = false
+
+    func run() throws {
+        try show(try decodeApps(try request(try client.connect(), "Check", app: app)), json: json)
+    }
+}
+
+struct Reload: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Make the daemon read its configuration again.")
+
+    @OptionGroup var client: ClientOptions
+
+    func run() throws {
+        _ = try request(try client.connect(), "Reload")
+        print("configuration reloaded")
+    }
+}
+
+struct Watch: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Print events (checks, notices, reloads) as they happen.")
+
+    @OptionGroup var client: ClientOptions
+    @Argument(help: "Only this app.") var app: String?
+    @Flag(help: "Print one JSON object per line.") var json = false
+
+    func run() throws {
+        let connection = try client.connect()
+        var reply = try request(connection, "Watch", app: app, more: true)
+        while true {
+            guard let event = try? JSONDecoder().decode([String: ControlEvent].self, from: Data(reply))["event"] else {
+                StandardError.writeLine("ssvcctl: the daemon sent an unexpected event")
+                throw ExitStatus.failure
+            }
+            if json {
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+                print(String(decoding: (try? encoder.encode(event)) ?? Data(), as: UTF8.self))
+            } else {
+                print(AppTable.describe(event))
+            }
+            fflush(stdout)
+            do {
+                reply = try connection.nextReply()
+            } catch {
+                StandardError.writeLine("ssvcctl: \(explain(error))")
+                throw ExitStatus.failure
+            }
+        }
+    }
+}

@@ -1,0 +1,314 @@
+import Foundation
+import Testing
+
+/// A daemon with two apps on `file://` documents, for the socket's tests.
+func controlDaemon(daemon settings: String = "", environment: [String: String] = [:]) throws -> DaemonProcess {
+    let folder = try TemporaryFolder()
+    let document = "file://" + (try folder.file("r.json", goodBody))
+    let apps = appTable("alpha", url: document) + "\n" + appTable("beta", url: document).replacingOccurrences(of: "\"1.0\"", with: "\"1.1\"")
+    let daemon = try DaemonProcess(daemon: settings, apps: apps, environment: environment, folder: folder)
+    #expect(daemon.wait { FileManager.default.fileExists(atPath: daemon.socketPath) && daemon.app("beta")?["lastSuccess"] != nil })
+    return daemon
+}
+
+/// GetStatus still answers, and correctly, after whatever a test did.
+func expectHealthy(_ daemon: DaemonProcess, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    #expect(daemon.process.isRunning, sourceLocation: sourceLocation)
+    let client = try RawConnection(daemon.socketPath)
+    client.call("io.ssvc.Daemon.GetStatus")
+    guard case let .message(reply) = client.receive() else {
+        Issue.record("no answer to GetStatus", sourceLocation: sourceLocation)
+        return
+    }
+    let apps = ((reply["parameters"] as? [String: Any])?["apps"] as? [Any]) ?? []
+    let names = apps.compactMap { ($0 as? [String: Any])?["name"] as? String }
+    #expect(names == ["alpha", "beta"], sourceLocation: sourceLocation)
+}
+
+@Suite("control socket: an independent client (Python's varlink)")
+struct PythonVarlinkTests {
+    @Test("GetInfo, GetInterfaceDescription, GetStatus, Check and an unknown method")
+    func python() throws {
+        let daemon = try controlDaemon()
+        let script = """
+            import json, sys, varlink
+            out = {}
+            with varlink.Client(address="unix:\(daemon.socketPath)") as client:
+                with client.open("org.varlink.service") as service:
+                    out["info"] = dict(service.GetInfo())
+                    out["description"] = service.GetInterfaceDescription(interface="io.ssvc.Daemon")["description"]
+                with client.open("io.ssvc.Daemon") as ssvc:
+                    out["status"] = [dict(a) for a in ssvc.GetStatus()["apps"]]
+                    out["check"] = [a["name"] for a in ssvc.Check(app="beta")["apps"]]
+                    try:
+                        ssvc.GetStatus(app="nope")
+                    except varlink.VarlinkError as e:
+                        out["nosuchapp"] = [e.error(), e.parameters()]
+                conn = client.open_connection()
+                conn.sendall(b'{"method":"io.ssvc.Daemon.Frobnicate","parameters":{}}\\0')
+                data = b""
+                while not data.endswith(b"\\0"):
+                    data += conn.recv(4096)
+                out["unknown"] = json.loads(data[:-1])
+            json.dump(out, sys.stdout, default=str)
+            """
+        let result = try Executable.run("/usr/bin/env", ["python3", "-c", script])
+        try #require(result.status == 0, "python varlink client failed: \(result.standardError)")
+        let out = try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
+        let info = try #require(out["info"] as? [String: Any])
+        #expect(info["product"] as? String == "ssvcd")
+        #expect(info["interfaces"] as? [String] == ["org.varlink.service", "io.ssvc.Daemon"])
+        let served = try #require(out["description"] as? String)
+        let source = try String(contentsOf: ShippedInterface.file, encoding: .utf8)
+        #expect(served == source, "GetInterfaceDescription must serve the .varlink file as it is")
+        let status = try #require(out["status"] as? [[String: Any]])
+        #expect(status.map { $0["name"] as? String } == ["alpha", "beta"])
+        #expect(status.first?["status"] as? String == "update-available")
+        #expect(status.last?["status"] as? String == "up-to-date")
+        #expect(status.first?["latestVersionNumber"] as? Int == 17_858_560)
+        #expect(out["check"] as? [String] == ["beta"])
+        #expect((out["nosuchapp"] as? [Any])?.first as? String == "io.ssvc.Daemon.NoSuchApp")
+        let unknown = try #require(out["unknown"] as? [String: Any])
+        #expect(unknown["error"] as? String == "org.varlink.service.MethodNotFound")
+        try expectHealthy(daemon)
+        #expect(daemon.stop() == 0)
+    }
+}
+
+enum ShippedInterface {
+    static let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Sources/SSVCDaemon/Control/io.ssvc.Daemon.varlink")
+}
+
+@Suite("control socket: protocol and permissions")
+struct ControlProtocolTests {
+    @Test("errors of the Varlink spec for unknown interfaces, methods and bad parameters; oneway gets no reply")
+    func protocolErrors() throws {
+        let daemon = try controlDaemon()
+        let client = try RawConnection(daemon.socketPath)
+        client.call("com.example.Nothing.Do")
+        #expect(client.receive().error == "org.varlink.service.InterfaceNotFound")
+        client.call("io.ssvc.Daemon.Nope")
+        #expect(client.receive().error == "org.varlink.service.MethodNotFound")
+        client.call("io.ssvc.Daemon.GetStatus", #"{"app":5}"#)
+        #expect(client.receive().error == "org.varlink.service.InvalidParameter")
+        client.call("io.ssvc.Daemon.GetStatus", #"{"application":"alpha"}"#)
+        #expect(client.receive().error == "org.varlink.service.InvalidParameter")
+        client.call("io.ssvc.Daemon.Watch")
+        #expect(client.receive().error == "org.varlink.service.ExpectedMore")
+        client.call("org.varlink.service.GetInterfaceDescription", #"{"interface":"x.y"}"#)
+        #expect(client.receive().error == "org.varlink.service.InterfaceNotFound")
+        client.call("io.ssvc.Daemon.GetStatus", "{}", extra: #","oneway":true"#)
+        client.call("io.ssvc.Daemon.GetStatus", #"{"app":"alpha"}"#)
+        guard case let .message(reply) = client.receive() else {
+            Issue.record("no reply after a oneway call")
+            return
+        }
+        let apps = (reply["parameters"] as? [String: Any])?["apps"] as? [Any]
+        #expect(apps?.count == 1, "the oneway call must not have been answered")
+        try expectHealthy(daemon)
+        #expect(daemon.stop() == 0)
+    }
+
+    /// ssvcctl copied where `nobody` can run it.
+    func ssvcctlForNobody(_ folder: TemporaryFolder) throws -> String {
+        let copy = folder.url.appendingPathComponent("ssvcctl").path
+        try FileManager.default.copyItem(atPath: try Executable.path("ssvcctl"), toPath: copy)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: copy)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: folder.url.path)
+        return copy
+    }
+
+    @Test("as nobody: GetStatus works, Check and Reload are PermissionDenied; the control-group may check")
+    func permissions() throws {
+        try #require(getuid() == 0, "this test switches to nobody and needs root")
+        let daemon = try controlDaemon(daemon: "control-group = \"users\"")
+        let ssvcctl = try ssvcctlForNobody(daemon.folder)
+        let asNobody = ["--reuid=nobody", "--regid=nogroup", "--clear-groups", ssvcctl, "--socket", daemon.socketPath]
+        let status = try Executable.run("/usr/bin/setpriv", asNobody + ["status"])
+        #expect(status.status == 10, "\(status.standardError)")
+        #expect(status.standardOutput.contains("alpha"))
+        let check = try Executable.run("/usr/bin/setpriv", asNobody + ["check"])
+        #expect(check.status == 1)
+        #expect(check.standardError == "ssvcctl: permission denied: check and reload need root or membership of the daemon's control-group\n")
+        let reload = try Executable.run("/usr/bin/setpriv", asNobody + ["reload"])
+        #expect(reload.status == 1)
+        #expect(reload.standardError.contains("permission denied"))
+
+        let inGroup = ["--reuid=nobody", "--regid=nogroup", "--groups=users", ssvcctl, "--socket", daemon.socketPath]
+        let allowed = try Executable.run("/usr/bin/setpriv", inGroup + ["check", "beta"])
+        #expect(allowed.status == 0, "\(allowed.standardError)")
+        #expect(daemon.stop() == 0)
+    }
+
+    @Test("ssvcctl: tables, JSON, exit codes, and clear errors")
+    func ssvcctl() throws {
+        let daemon = try controlDaemon()
+        let status = try Executable.run("ssvcctl", ["--socket", daemon.socketPath, "status"])
+        #expect(status.status == 10)
+        let lines = status.standardOutput.split(separator: "\n")
+        #expect(lines.first?.hasPrefix("APP    STATUS            CURRENT → LATEST") == true, "\(status.standardOutput)")
+        #expect(lines.contains { $0.hasPrefix("alpha  update-available  1.0 → 1.1") })
+        #expect(lines.contains { $0.hasPrefix("beta   up-to-date        1.1 → 1.1") })
+        let beta = try Executable.run("ssvcctl", ["status", "beta", "--json", "--socket", daemon.socketPath])
+        #expect(beta.status == 0)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(beta.standardOutput.utf8)) as? [String: Any])
+        #expect((object["apps"] as? [[String: Any]])?.first?["nextCheckReason"] as? String == "schedule")
+        let check = try Executable.run("ssvcctl", ["--socket", daemon.socketPath, "check", "alpha"])
+        #expect(check.status == 10)
+        let missing = try Executable.run("ssvcctl", ["--socket", daemon.socketPath, "status", "gamma"])
+        #expect(missing.status == 1)
+        #expect(missing.standardError == "ssvcctl: no such app: gamma\n")
+        let reload = try Executable.run("ssvcctl", ["--socket", daemon.socketPath, "reload"])
+        #expect(reload.status == 0)
+        #expect(reload.standardOutput == "configuration reloaded\n")
+        #expect(daemon.stop() == 0)
+        let down = try Executable.run("ssvcctl", ["--socket", daemon.socketPath, "status"])
+        #expect(down.status == 1)
+        #expect(down.standardError.contains("cannot connect to \(daemon.socketPath)"))
+        #expect(down.standardError.contains("is ssvcd running?"))
+    }
+
+    @Test("Watch delivers an event for a check another client asked for")
+    func watch() throws {
+        let daemon = try controlDaemon()
+        let watcher = try RawConnection(daemon.socketPath)
+        watcher.call("io.ssvc.Daemon.Watch", #"{"app":"alpha"}"#, extra: #","more":true"#)
+        #expect(watcher.receive(within: 0.5).isNothing)
+        let other = try Executable.run("ssvcctl", ["--socket", daemon.socketPath, "check"])
+        #expect(other.status == 10)
+        guard case let .message(reply) = watcher.receive() else {
+            Issue.record("no event")
+            return
+        }
+        #expect(reply["continues"] as? Bool == true)
+        let event = try #require((reply["parameters"] as? [String: Any])?["event"] as? [String: Any])
+        #expect(event["kind"] as? String == "check")
+        #expect((event["app"] as? [String: Any])?["name"] as? String == "alpha")
+        #expect(watcher.receive(within: 0.5).isNothing, "only alpha's events")
+        try expectHealthy(daemon)
+        #expect(daemon.stop() == 0)
+    }
+}
+
+@Suite("control socket: hostile and careless clients")
+struct ControlRobustnessTests {
+    @Test("a silent client and a half-written message are closed after the idle timeout")
+    func idle() throws {
+        let daemon = try controlDaemon(daemon: "idle-timeout-seconds = 1")
+        let silent = try RawConnection(daemon.socketPath)
+        let half = try RawConnection(daemon.socketPath)
+        half.send(#"{"method":"io.ssvc.Daemon.GetSta"#)
+        #expect(silent.receive(within: 4).isClosed)
+        #expect(half.receive(within: 4).isClosed)
+        try expectHealthy(daemon)
+        #expect(daemon.stop() == 0)
+    }
+
+    @Test("garbage, bad JSON and a message over 64 KiB close that connection only", arguments: [
+        "garbage", "json", "big", "array",
+    ])
+    func hostile(kind: String) throws {
+        let daemon = try controlDaemon()
+        let bystander = try RawConnection(daemon.socketPath)
+        let client = try RawConnection(daemon.socketPath)
+        switch kind {
+        case "garbage": client.send([0xFF, 0xFE, 0x00, 0x01, 0x02, 0x00])
+        case "json": client.send("{\"method\": \u{0}")
+        case "array": client.send("[1,2,3]\u{0}")
+        default: client.send(Array(repeating: UInt8(ascii: " "), count: 70 * 1024) + [0])
+        }
+        #expect(client.receive(within: 5).isClosed)
+        bystander.call("io.ssvc.Daemon.GetStatus")
+        #expect(bystander.receive().isReply)
+        try expectHealthy(daemon)
+        #expect(daemon.stop() == 0)
+    }
+
+    @Test("500 simultaneous connections are all answered")
+    func fiveHundred() throws {
+        let daemon = try controlDaemon()
+        let clients = try (0..<500).map { _ in try RawConnection(daemon.socketPath) }
+        for client in clients { client.call("io.ssvc.Daemon.GetStatus", #"{"app":"beta"}"#) }
+        let answered = clients.filter { $0.receive(within: 10).isReply }.count
+        #expect(answered == 500)
+        try expectHealthy(daemon)
+        #expect(daemon.stop() == 0)
+    }
+
+    @Test("a client that leaves during Check or Watch troubles nobody")
+    func leaving() throws {
+        let server = try VersionServer(scenario: ["mode": "hang"])
+        let folder = try TemporaryFolder()
+        let document = "file://" + (try folder.file("r.json", goodBody))
+        let apps = appTable("alpha", url: document) + "\n" + appTable("beta", url: document) + "\n"
+            + appTable("slow", url: server.url("/ssvc")).replacingOccurrences(of: "daily", with: "never")
+        let daemon = try DaemonProcess(daemon: "timeout-seconds = 3", apps: apps, folder: folder)
+        #expect(daemon.wait { FileManager.default.fileExists(atPath: daemon.socketPath) && daemon.app("beta") != nil })
+        do {
+            let checker = try RawConnection(daemon.socketPath)
+            checker.call("io.ssvc.Daemon.Check", #"{"app":"slow"}"#)
+            let watcher = try RawConnection(daemon.socketPath)
+            watcher.call("io.ssvc.Daemon.Watch", "{}", extra: #","more":true"#)
+            Thread.sleep(forTimeInterval: 0.3)
+        }
+        let status = try Executable.run("ssvcctl", ["--socket", daemon.socketPath, "status", "alpha"])
+        #expect(status.status == 10)
+        #expect(daemon.wait(8) { daemon.app("slow")?["lastError"] != nil }, "the abandoned check still finishes")
+        #expect(try Executable.run("ssvcctl", ["--socket", daemon.socketPath, "check", "alpha"]).status == 10)
+        #expect(daemon.process.isRunning)
+        #expect(daemon.stop() == 0)
+    }
+}
+
+@Suite("control socket: binding")
+struct ControlBindingTests {
+    @Test("a stale socket is replaced; a live one or a plain file is not")
+    func binding() throws {
+        let folder = try TemporaryFolder()
+        // A stale socket: bound, then its process gone.
+        let stale = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let path = folder.url.appendingPathComponent("control.sock").path
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8)) }
+        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(stale, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
+        close(stale)
+        let first = try DaemonProcess(apps: "", folder: folder)
+        #expect(first.wait { first.log.contains("started with 0 apps") }, "\(first.log)")
+        var info = stat()
+        #expect(stat(path, &info) == 0 && info.st_mode & 0o777 == 0o666)
+
+        let second = try DaemonProcess(apps: "", folder: folder)
+        #expect(second.process.wait() == 1)
+        #expect(second.log.contains("another process is serving \(path)"))
+        #expect(first.stop() == 0)
+        #expect(!FileManager.default.fileExists(atPath: path), "the socket is removed on stop")
+
+        try "precious".write(toFile: path, atomically: true, encoding: .utf8)
+        let third = try DaemonProcess(apps: "", folder: folder)
+        #expect(third.process.wait() == 1)
+        #expect(third.log.contains("exists and is not a socket"))
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == "precious")
+    }
+
+    @Test("under systemd-socket-activate the daemon serves on the passed socket")
+    func socketActivation() throws {
+        let folder = try TemporaryFolder()
+        let path = folder.url.appendingPathComponent("activated.sock").path
+        _ = try folder.file("ssvcd.toml", "[daemon]\nstate-dir = \"state\"\nsocket = \"\(folder.url.path)/unused.sock\"\n")
+        let activator = try Spawned(
+            "/usr/bin/systemd-socket-activate",
+            ["-l", path, try Executable.path("ssvcd"), "--config", folder.url.path + "/ssvcd.toml", "--log-target", "stderr"]
+        )
+        let deadline = Date().addingTimeInterval(5)
+        while !FileManager.default.fileExists(atPath: path) && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+        let status = try Executable.run("ssvcctl", ["--socket", path, "status"])
+        #expect(status.status == 0, "\(status.standardError)")
+        #expect(status.standardOutput == "no apps configured\n")
+        #expect(!FileManager.default.fileExists(atPath: folder.url.path + "/unused.sock"))
+        kill(activator.pid, SIGTERM)
+        #expect(activator.wait() == 0, "ssvcd stops cleanly on a socket systemd owns")
+        #expect(FileManager.default.fileExists(atPath: path), "a socket systemd owns is not removed")
+    }
+}

@@ -1,0 +1,83 @@
+import Foundation
+import Testing
+
+/// A Unix-socket client that sends whatever a test wants, well-formed or not.
+final class RawConnection {
+    let descriptor: Int32
+    private var buffer: [UInt8] = []
+
+    init(_ path: String) throws {
+        descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8)) }
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        try #require(connected == 0, "cannot connect to \(path): \(String(cString: strerror(errno)))")
+        var timeout = timeval(tv_sec: 0, tv_usec: 200_000)
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    }
+
+    deinit { close(descriptor) }
+
+    func send(_ bytes: [UInt8]) {
+        var rest = bytes[...]
+        while !rest.isEmpty {
+            let written = rest.withUnsafeBytes { Foundation.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if written <= 0 { return }
+            rest = rest.dropFirst(written)
+        }
+    }
+
+    func send(_ text: String) { send(Array(text.utf8)) }
+
+    /// A call as a NUL-terminated JSON message.
+    func call(_ method: String, _ parameters: String = "{}", extra: String = "") {
+        send("{\"method\":\"\(method)\",\"parameters\":\(parameters)\(extra)}\u{0}")
+    }
+
+    enum Received {
+        case message([String: Any])
+        case closed
+        case nothing
+
+        var isClosed: Bool { if case .closed = self { true } else { false } }
+        var isNothing: Bool { if case .nothing = self { true } else { false } }
+    }
+
+    /// The next message, `.closed` when the daemon closed the connection,
+    /// `.nothing` when `seconds` pass in silence.
+    func receive(within seconds: Double = 5) -> Received {
+        let deadline = Date().addingTimeInterval(seconds)
+        while true {
+            if let end = buffer.firstIndex(of: 0) {
+                let frame = Data(buffer[..<end])
+                buffer.removeSubrange(...end)
+                let object = (try? JSONSerialization.jsonObject(with: frame)) as? [String: Any] ?? [:]
+                return .message(object)
+            }
+            var chunk = [UInt8](repeating: 0, count: 65_536)
+            let count = chunk.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
+            if count == 0 { return .closed }
+            if count < 0 {
+                if errno == ECONNRESET { return .closed }
+                if Date() >= deadline { return .nothing }
+                continue
+            }
+            buffer.append(contentsOf: chunk[0..<count])
+        }
+    }
+}
+
+extension RawConnection.Received {
+    var error: String? {
+        guard case let .message(object) = self else { return nil }
+        return object["error"] as? String
+    }
+
+    var isReply: Bool {
+        guard case let .message(object) = self else { return false }
+        return object["parameters"] != nil && object["error"] == nil
+    }
+}
