@@ -10,6 +10,14 @@ TEST_NEEDS := openssl:openssl python3:python3 /lib/systemd/systemd-journald:syst
 
 .PHONY: all deps test-deps build test run clean
 
+# Installs the Debian packages in $(1) with apt-get, as root or through sudo.
+define apt_install
+echo "installing:$(1)"; \
+sudo=""; [ "$$(id -u)" -eq 0 ] || sudo="sudo"; \
+$$sudo apt-get update -q && \
+DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -q --no-install-recommends $(1)
+endef
+
 all: build
 
 # Installs the Debian packages the build needs, once, only when missing.
@@ -18,12 +26,7 @@ deps:
 	for pkg in $(APT_NEEDS); do \
 	  dpkg-query -W -f='$${Status}' $$pkg 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$pkg"; \
 	done; \
-	if [ -n "$$missing" ]; then \
-	  echo "installing:$$missing"; \
-	  sudo=""; [ "$$(id -u)" -eq 0 ] || sudo="sudo"; \
-	  $$sudo apt-get update -q && \
-	  DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -q --no-install-recommends $$missing; \
-	fi
+	if [ -n "$$missing" ]; then $(call apt_install,$$missing); fi
 
 # The tools the tests use, installed when missing.
 test-deps: deps
@@ -31,12 +34,7 @@ test-deps: deps
 	for need in $(TEST_NEEDS); do \
 	  command -v $${need%%:*} >/dev/null 2>&1 || missing="$$missing $${need##*:}"; \
 	done; \
-	if [ -n "$$missing" ]; then \
-	  echo "installing:$$missing"; \
-	  sudo=""; [ "$$(id -u)" -eq 0 ] || sudo="sudo"; \
-	  $$sudo apt-get update -q && \
-	  DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -q --no-install-recommends $$missing; \
-	fi
+	if [ -n "$$missing" ]; then $(call apt_install,$$missing); fi
 	@python3 -c 'import varlink' 2>/dev/null || python3 -m pip install -q varlink 2>/dev/null || \
 	  python3 -m pip install -q --break-system-packages varlink
 

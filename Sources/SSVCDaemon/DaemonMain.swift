@@ -21,9 +21,7 @@ public enum DaemonMain {
         do {
             configuration = try ConfigurationLoader.load(overrides, environment: environment)
         } catch {
-            logger.error("\(error.description)", metadata: [
-                "MESSAGE_ID": "\(MessageID.configurationError.rawValue)", "SSVC_ERROR": "\(error.description)",
-            ])
+            logger.configurationError(error)
             if logTarget.usesJournal { StandardError.writeLine("ssvcd: \(error.description)") }
             return configurationErrorExit
         }

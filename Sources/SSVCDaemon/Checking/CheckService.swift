@@ -139,9 +139,7 @@ public actor CheckService: Service {
         do {
             loaded = try ConfigurationLoader.load(overrides, environment: environment)
         } catch {
-            logger.error("\(error.description); keeping the running configuration", metadata: [
-                "MESSAGE_ID": "\(MessageID.configurationError.rawValue)", "SSVC_ERROR": "\(error.description)",
-            ])
+            logger.configurationError(error, "; keeping the running configuration")
             throw error
         }
         var next = loaded

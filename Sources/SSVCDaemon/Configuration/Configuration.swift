@@ -1,3 +1,4 @@
+import Logging
 import SSVCCore
 
 /// The whole configuration: daemon settings and the apps to check.
@@ -76,5 +77,14 @@ public struct ConfigurationError: Error, Equatable, CustomStringConvertible {
 
     public var description: String {
         [file, key, problem].compactMap { $0 }.joined(separator: ": ")
+    }
+}
+
+extension Logger {
+    /// The journal entry for an unusable configuration, with its `MESSAGE_ID`.
+    func configurationError(_ error: ConfigurationError, _ consequence: String = "") {
+        self.error("\(error.description)\(consequence)", metadata: [
+            "MESSAGE_ID": "\(MessageID.configurationError.rawValue)", "SSVC_ERROR": "\(error.description)",
+        ])
     }
 }

@@ -84,20 +84,7 @@ public final class ControlServer: Service {
     }
 
     private static func isListening(_ path: String) -> Bool {
-        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard descriptor >= 0 else { return false }
-        defer { close(descriptor) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { buffer in
-            let bytes = Array(path.utf8.prefix(buffer.count - 1))
-            buffer.copyBytes(from: bytes)
-        }
-        return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) == 0
-            }
-        }
+        (try? VarlinkClient(path: path)) != nil
     }
 
     public func run() async throws {
