@@ -9,9 +9,18 @@ struct ClientOptions: ParsableArguments {
     @Option(help: ArgumentHelp("The daemon's socket.", valueName: "path"))
     var socket = "/run/ssvc/io.ssvc.Daemon"
 
-    func connect() throws -> VarlinkClient {
+    @Option(help: ArgumentHelp("Give up when the daemon has not answered after this many seconds (not for watch).", valueName: "seconds"))
+    var timeout = 300
+
+    func validate() throws {
+        guard timeout > 0 else { throw ValidationError("--timeout must be positive") }
+    }
+
+    /// Replies may take as long as the daemon's fetches (`check`); `watch`
+    /// waits for ever.
+    func connect(waiting: Bool = false) throws -> VarlinkClient {
         do {
-            return try VarlinkClient(path: socket)
+            return try VarlinkClient(path: socket, replyTimeout: waiting ? nil : timeout)
         } catch {
             StandardError.writeLine("ssvcctl: \(error)")
             throw ExitStatus.failure
@@ -111,7 +120,7 @@ struct Watch: ParsableCommand {
     @Flag(help: "Print one JSON object per line.") var json = false
 
     func run() throws {
-        let connection = try client.connect()
+        let connection = try client.connect(waiting: true)
         var reply = try request(connection, "Watch", app: app, more: true)
         while true {
             guard let event = try? JSONDecoder().decode([String: ControlEvent].self, from: Data(reply))["event"] else {

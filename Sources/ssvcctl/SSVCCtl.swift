@@ -14,18 +14,20 @@ struct SSVCCtl: ParsableCommand {
     )
 
     static func main() {
-        main(hoistingSocket(Array(CommandLine.arguments.dropFirst())))
+        main(hoistingClientOptions(Array(CommandLine.arguments.dropFirst())))
     }
 
     /// `ssvcctl --socket PATH status` is the documented form; the parser
     /// wants subcommand options after the subcommand, so move them there.
-    static func hoistingSocket(_ arguments: [String]) -> [String] {
+    /// (`--timeout` likewise.)
+    static func hoistingClientOptions(_ arguments: [String]) -> [String] {
         let names = Set(configuration.subcommands.map { $0._commandName })
         guard let command = arguments.firstIndex(where: { names.contains($0) }) else { return arguments }
         var leading = Array(arguments[..<command])
         var moved: [String] = []
-        while let index = leading.firstIndex(where: { $0 == "--socket" || $0.hasPrefix("--socket=") }) {
-            let takesValue = leading[index] == "--socket" && index + 1 < leading.count
+        let options = ["--socket", "--timeout"]
+        while let index = leading.firstIndex(where: { option in options.contains { option == $0 || option.hasPrefix($0 + "=") } }) {
+            let takesValue = options.contains(leading[index]) && index + 1 < leading.count
             moved += leading[index...(takesValue ? index + 1 : index)]
             leading.removeSubrange(index...(takesValue ? index + 1 : index))
         }

@@ -169,6 +169,22 @@ struct ControlProtocolTests {
         #expect(down.standardError.contains("is ssvcd running?"))
     }
 
+    @Test("ssvcctl gives up on a daemon that never answers")
+    func silentDaemon() throws {
+        let folder = try TemporaryFolder()
+        let path = folder.url.appendingPathComponent("silent.sock").path
+        let listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(listener) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8)) }
+        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
+        listen(listener, 4)
+        let result = try Executable.run("ssvcctl", ["--socket", path, "--timeout", "1", "status"])
+        #expect(result.status == 1)
+        #expect(result.standardError == "ssvcctl: the daemon did not answer in time\n")
+    }
+
     @Test("Watch delivers an event for a check another client asked for")
     func watch() throws {
         let daemon = try controlDaemon()

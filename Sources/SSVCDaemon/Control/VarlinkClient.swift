@@ -22,7 +22,9 @@ public final class VarlinkClient {
         }
     }
 
-    public init(path: String) throws(Failure) {
+    /// `replyTimeout` seconds without a byte from the daemon is an error;
+    /// nil waits for ever (for `Watch`).
+    public init(path: String, replyTimeout: Int? = nil) throws(Failure) {
         descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { throw .cannotConnect(path: path, reason: String(cString: strerror(errno))) }
         var address = sockaddr_un()
@@ -42,6 +44,10 @@ public final class VarlinkClient {
             let reason = String(cString: strerror(errno))
             close(descriptor)
             throw .cannotConnect(path: path, reason: reason)
+        }
+        if let replyTimeout {
+            var limit = timeval(tv_sec: replyTimeout, tv_usec: 0)
+            setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
         }
     }
 
@@ -97,6 +103,9 @@ public final class VarlinkClient {
             var chunk = [UInt8](repeating: 0, count: 65_536)
             let count = chunk.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
             if count < 0 && errno == EINTR { continue }
+            if count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
+                throw .connection("the daemon did not answer in time")
+            }
             guard count > 0 else { throw .connection("the daemon closed the connection") }
             buffer.append(contentsOf: chunk[0..<count])
         }
