@@ -8,7 +8,16 @@ APT_NEEDS  := libsystemd-dev pkg-config
 # What the tests run besides the build: command → the Debian package that has it.
 TEST_NEEDS := openssl:openssl python3:python3 /lib/systemd/systemd-journald:systemd journalctl:systemd
 
-.PHONY: all deps test-deps build test run clean
+PREFIX        ?= /usr
+DESTDIR       ?=
+CONFIGURATION ?= release
+# Where the binaries to install are; NO_BUILD=1 installs them as they are.
+BIN_DIR       ?= .build/$(CONFIGURATION)
+UNIT_DIR      ?= /lib/systemd/system
+CATALOG_DIR   ?= $(PREFIX)/lib/systemd/catalog
+DOC_DIR       ?= $(PREFIX)/share/doc/ssvc
+
+.PHONY: all deps test-deps build binaries install test run clean
 
 # Installs the Debian packages in $(1) with apt-get, as root or through sudo.
 define apt_install
@@ -54,6 +63,25 @@ run: build
 	  sed 's|@DEMO@|$(CURDIR)/etc/demo|g' $$file > $(RUN_DIR)/apps.d/$$(basename $$file); \
 	done
 	$(BUILD_DIR)/ssvcd --config $(RUN_DIR)/ssvcd.toml --log-target stderr
+
+# The binaries in $(CONFIGURATION) mode; release links the Swift runtime statically.
+binaries: deps
+	$(SWIFT) build -c $(CONFIGURATION) $(if $(filter release,$(CONFIGURATION)),--static-swift-stdlib)
+
+# Binaries, units, catalog, configuration and documentation where a Debian
+# system expects them, under $(DESTDIR).
+install: $(if $(NO_BUILD),,binaries)
+	install -D -m 755 $(BIN_DIR)/ssvcd $(DESTDIR)$(PREFIX)/bin/ssvcd
+	install -D -m 755 $(BIN_DIR)/ssvcctl $(DESTDIR)$(PREFIX)/bin/ssvcctl
+	install -d -m 755 $(DESTDIR)$(UNIT_DIR)
+	sed 's|/usr/bin/ssvcd|$(PREFIX)/bin/ssvcd|' systemd/ssvcd.service > $(DESTDIR)$(UNIT_DIR)/ssvcd.service
+	chmod 644 $(DESTDIR)$(UNIT_DIR)/ssvcd.service
+	install -D -m 644 systemd/ssvcd.socket $(DESTDIR)$(UNIT_DIR)/ssvcd.socket
+	install -D -m 644 systemd/ssvcd.catalog $(DESTDIR)$(CATALOG_DIR)/ssvcd.catalog
+	install -D -m 644 etc/ssvcd.toml $(DESTDIR)/etc/ssvc/ssvcd.toml
+	install -d -m 755 $(DESTDIR)/etc/ssvc/apps.d
+	install -D -m 644 etc/apps.d/example.toml $(DESTDIR)$(DOC_DIR)/examples/apps.d/example.toml
+	install -D -m 644 README.md $(DESTDIR)$(DOC_DIR)/README.md
 
 clean:
 	rm -rf .build $(RUN_DIR)
