@@ -17,7 +17,14 @@ UNIT_DIR      ?= /lib/systemd/system
 CATALOG_DIR   ?= $(PREFIX)/lib/systemd/catalog
 DOC_DIR       ?= $(PREFIX)/share/doc/ssvc
 
-.PHONY: all deps test-deps build binaries install test run clean
+VERSION       := $(shell sed -n 's/.*current = "\(.*\)"/\1/p' Sources/SSVCDaemon/DaemonVersion.swift)
+ARCH          := $(shell dpkg --print-architecture 2>/dev/null || echo amd64)
+DEB_ROOT      ?= $(CURDIR)/.build/deb-root
+DEB_FILE      ?= $(CURDIR)/.build/ssvc_$(VERSION)_$(ARCH).deb
+# dpkg-deb's compressor: xz for a release; the tests use none.
+DEB_COMPRESS  ?= xz
+
+.PHONY: all deps test-deps build binaries install deb test run clean
 
 # Installs the Debian packages in $(1) with apt-get, as root or through sudo.
 define apt_install
@@ -82,6 +89,18 @@ install: $(if $(NO_BUILD),,binaries)
 	install -d -m 755 $(DESTDIR)/etc/ssvc/apps.d
 	install -D -m 644 etc/apps.d/example.toml $(DESTDIR)$(DOC_DIR)/examples/apps.d/example.toml
 	install -D -m 644 README.md $(DESTDIR)$(DOC_DIR)/README.md
+
+# An installable Debian package of the same files (release binaries by
+# default; NO_BUILD=1 BIN_DIR=… packages binaries as they are).
+deb: $(if $(NO_BUILD),,binaries)
+	rm -rf $(DEB_ROOT)
+	$(MAKE) --no-print-directory install NO_BUILD=1 BIN_DIR=$(BIN_DIR) DESTDIR=$(DEB_ROOT) PREFIX=/usr
+	-strip --strip-unneeded $(DEB_ROOT)/usr/bin/ssvcd $(DEB_ROOT)/usr/bin/ssvcctl
+	install -d -m 755 $(DEB_ROOT)/DEBIAN
+	sed -e 's/@VERSION@/$(VERSION)/' -e 's/@ARCH@/$(ARCH)/' packaging/deb/control > $(DEB_ROOT)/DEBIAN/control
+	install -m 644 packaging/deb/conffiles $(DEB_ROOT)/DEBIAN/conffiles
+	install -m 755 packaging/deb/postinst packaging/deb/prerm packaging/deb/postrm $(DEB_ROOT)/DEBIAN/
+	dpkg-deb --root-owner-group -Z$(DEB_COMPRESS) --build $(DEB_ROOT) $(DEB_FILE)
 
 clean:
 	rm -rf .build $(RUN_DIR)

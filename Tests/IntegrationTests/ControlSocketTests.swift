@@ -110,12 +110,14 @@ struct ControlProtocolTests {
         #expect(daemon.stop() == 0)
     }
 
-    /// ssvcctl copied where `nobody` can run it.
+    /// ssvcctl copied where `nobody` can run it. The copy is made by `cp` in
+    /// its own process: a descriptor open for writing in this process could
+    /// leak into a child another test spawns meanwhile, and exec would then
+    /// fail with "Text file busy".
     func ssvcctlForNobody(_ folder: TemporaryFolder) throws -> String {
         let copy = folder.url.appendingPathComponent("ssvcctl").path
-        try FileManager.default.copyItem(atPath: try Executable.path("ssvcctl"), toPath: copy)
-        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: copy)
-        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: folder.url.path)
+        let result = try Executable.shell("cp '\(try Executable.path("ssvcctl"))' '\(copy)' && chmod 755 '\(copy)' '\(folder.url.path)'")
+        try #require(result.status == 0, "\(result.standardError)")
         return copy
     }
 

@@ -75,4 +75,63 @@ struct SystemdUnitTests {
         let ids = Set(list.standardOutput.split(separator: "\n").compactMap { $0.split(separator: " ").first.map(String.init) })
         #expect(ids == Set(MessageID.allCases.map(\.rawValue)))
     }
+
+    /// `make deb` on the built binaries (CI builds them in debug; `make deb`
+    /// alone makes the release ones).
+    func package() throws -> (TemporaryFolder, String) {
+        let folder = try TemporaryFolder()
+        let deb = folder.url.appendingPathComponent("ssvc.deb").path
+        let binaries = URL(fileURLWithPath: try Executable.path("ssvcd")).deletingLastPathComponent().path
+        let result = try Executable.run("/usr/bin/make", [
+            "-C", Self.repository.path, "deb", "NO_BUILD=1", "BIN_DIR=\(binaries)",
+            "DEB_ROOT=\(folder.url.path)/root", "DEB_FILE=\(deb)", "DEB_COMPRESS=none",
+        ])
+        try #require(result.status == 0, "make deb failed: \(result.standardError)")
+        return (folder, deb)
+    }
+
+    @Test("make deb builds a package with the right control data and contents")
+    func debian() throws {
+        let (folder, deb) = try package()
+        defer { withExtendedLifetime(folder) {} }
+        let info = try Executable.run("/usr/bin/dpkg-deb", ["--info", deb])
+        #expect(info.status == 0)
+        #expect(info.standardOutput.contains(" Package: ssvc\n"))
+        #expect(info.standardOutput.contains(" Depends: libc6, libgcc-s1, libstdc++6, libsystemd0, zlib1g, init-system-helpers"))
+        for script in ["postinst", "prerm", "postrm", "conffiles"] { #expect(info.standardOutput.contains(script)) }
+        let contents = try Executable.run("/usr/bin/dpkg-deb", ["--contents", deb])
+        let paths = Set(contents.standardOutput.split(separator: "\n").compactMap { $0.split(separator: " ").last.map(String.init) })
+        for path in [
+            "./usr/bin/ssvcd", "./usr/bin/ssvcctl", "./lib/systemd/system/ssvcd.service", "./lib/systemd/system/ssvcd.socket",
+            "./usr/lib/systemd/catalog/ssvcd.catalog", "./etc/ssvc/ssvcd.toml", "./etc/ssvc/apps.d/", "./usr/share/doc/ssvc/README.md",
+        ] {
+            #expect(paths.contains(path), "\(path) is not in the package")
+        }
+    }
+
+    @Test("dpkg installs the package into a root, enables both units the Debian way and updates the catalog; purge removes it all")
+    func dpkgInstall() throws {
+        let (folder, deb) = try package()
+        let root = folder.url.appendingPathComponent("target").path
+        let dpkgSetup = try Executable.shell("mkdir -p '\(root)'/var/lib/dpkg/info '\(root)'/var/lib/dpkg/updates && touch '\(root)'/var/lib/dpkg/status")
+        try #require(dpkgSetup.status == 0)
+        let install = try Executable.run("/usr/bin/dpkg", ["--root=\(root)", "--force-script-chrootless", "--force-depends", "-i", deb])
+        #expect(install.status == 0, "\(install.standardError)")
+        let wants = [
+            "etc/systemd/system/sockets.target.wants/ssvcd.socket", "etc/systemd/system/multi-user.target.wants/ssvcd.service",
+        ]
+        for link in wants {
+            let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "\(root)/\(link)")
+            #expect(target == "/lib/systemd/system/" + link.split(separator: "/").last!, "\(link)")
+        }
+        #expect(FileManager.default.fileExists(atPath: "\(root)/var/lib/systemd/catalog/database"))
+        let version = try Executable.run("\(root)/usr/bin/ssvcd", ["--version"])
+        #expect(version.standardOutput == "0.1.0\n")
+
+        let purge = try Executable.run("/usr/bin/dpkg", ["--root=\(root)", "--force-script-chrootless", "--purge", "ssvc"])
+        #expect(purge.status == 0, "\(purge.standardError)")
+        #expect(!FileManager.default.fileExists(atPath: "\(root)/usr/bin/ssvcd"))
+        #expect(!FileManager.default.fileExists(atPath: "\(root)/etc/ssvc/ssvcd.toml"))
+        for link in wants { #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: "\(root)/\(link)")) == nil) }
+    }
 }
