@@ -5,6 +5,8 @@ import Testing
 /// `make install` into a temporary root, and systemd's own tools on the result.
 @Suite("systemd units and catalog, installed")
 struct SystemdUnitTests {
+    init() {}
+
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     /// Installs the built binaries and the files into a fresh root.

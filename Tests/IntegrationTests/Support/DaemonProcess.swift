@@ -20,7 +20,11 @@ final class DaemonProcess {
         try self.init(folder: folder ?? TemporaryFolder(), config: nil, daemon: daemon, apps: apps, arguments: arguments, environment: environment)
     }
 
-    init(folder: TemporaryFolder, config: String?, daemon: String, apps: String, arguments: [String], environment: [String: String]) throws {
+    /// `binary` runs another ssvcd than the built one (an installed package's).
+    init(
+        folder: TemporaryFolder, config: String?, daemon: String, apps: String, arguments: [String],
+        environment: [String: String], binary: String? = nil
+    ) throws {
         self.folder = folder
         stateDirectory = folder.url.appendingPathComponent("state").path
         logPath = folder.url.appendingPathComponent("ssvcd-\(UUID().uuidString.prefix(8)).log").path
@@ -41,7 +45,7 @@ final class DaemonProcess {
         for name in ["NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID", "LISTEN_FDS", "LISTEN_PID"] { variables[name] = nil }
         variables.merge(environment) { _, new in new }
         process = try Spawned(
-            try Executable.path("ssvcd"), ["--config", configPath, "--log-target", "stderr"] + arguments,
+            try binary ?? Executable.path("ssvcd"), ["--config", configPath, "--log-target", "stderr"] + arguments,
             environment: variables, error: logPath
         )
     }
