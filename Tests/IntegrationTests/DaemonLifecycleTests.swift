@@ -136,4 +136,37 @@ struct DaemonJournalTests {
         #expect((entry["MESSAGE"] as? String)?.hasPrefix("\(name): update available: 1.0 → 1.1") == true)
         #expect(daemon.log.isEmpty, "entries went to stderr instead: \(daemon.log)")
     }
+
+    @Test("journalctl -x explains an entry the daemon wrote, from systemd/ssvcd.catalog")
+    func catalogText() throws {
+        try #require(getuid() == 0, "installing a catalog needs root")
+        // As a package install does: the catalog in the machine's catalog
+        // folder and database. Removed again, and the database rebuilt, after.
+        let installed = "/usr/lib/systemd/catalog/ssvcd-test-\(UUID().uuidString.prefix(8)).catalog"
+        try FileManager.default.createDirectory(atPath: "/usr/lib/systemd/catalog", withIntermediateDirectories: true)
+        try FileManager.default.copyItem(
+            atPath: SystemdUnitTests.repository.appendingPathComponent("systemd/ssvcd.catalog").path, toPath: installed
+        )
+        defer {
+            try? FileManager.default.removeItem(atPath: installed)
+            _ = try? Executable.run("/usr/bin/journalctl", ["--update-catalog"])
+        }
+        #expect(try Executable.run("/usr/bin/journalctl", ["--update-catalog"]).status == 0)
+
+        let folder = try TemporaryFolder()
+        let name = "catalog-\(UUID().uuidString.prefix(8).lowercased())"
+        let document = "file://" + (try folder.file("r.json", goodBody))
+        let daemon = try DaemonProcess(apps: appTable(name, url: document), arguments: ["--log-target", "journal"], folder: folder)
+        #expect(daemon.wait { daemon.app(name)?["lastSuccess"] != nil })
+        #expect(daemon.stop() == 0)
+        var text = ""
+        for _ in 0..<50 {
+            text = try Executable.run("/usr/bin/journalctl", ["-x", "--no-pager", "SYSLOG_IDENTIFIER=ssvcd", "SSVC_APP=\(name)"]).standardOutput
+            if text.contains("Subject:") { break }
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        #expect(text.contains("Subject: An update is available for \(name)"), "\(text)")
+        #expect(text.contains("offers 1.1 of"), "\(text)")
+        #expect(text.contains("this machine runs 1.0."), "\(text)")
+    }
 }
