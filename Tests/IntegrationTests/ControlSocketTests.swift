@@ -177,10 +177,7 @@ struct ControlProtocolTests {
         let path = folder.url.appendingPathComponent("silent.sock").path
         let listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(listener) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8)) }
-        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
+        _ = UnixAddress.bind(listener, to: path)
         listen(listener, 4)
         let result = try Executable.run("ssvcctl", ["--socket", path, "--timeout", "1", "status"])
         #expect(result.status == 1)
@@ -286,11 +283,8 @@ struct ControlBindingTests {
         let folder = try TemporaryFolder()
         // A stale socket: bound, then its process gone.
         let stale = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
         let path = folder.url.appendingPathComponent("control.sock").path
-        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8)) }
-        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(stale, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
+        _ = UnixAddress.bind(stale, to: path)
         close(stale)
         let first = try DaemonProcess(apps: "", folder: folder)
         #expect(first.wait { first.log.contains("started with 0 apps") }, "\(first.log)")
