@@ -24,7 +24,7 @@ DEB_FILE      ?= $(CURDIR)/.build/ssvc_$(VERSION)_$(ARCH).deb
 # dpkg-deb's compressor: xz for a release; the tests use none.
 DEB_COMPRESS  ?= xz
 
-.PHONY: all deps test-deps build binaries install deb test run clean
+.PHONY: all deps test-deps build binaries install deb bench test run clean
 
 # Installs the Debian packages in $(1) with apt-get, as root or through sudo.
 define apt_install
@@ -101,6 +101,12 @@ deb: $(if $(NO_BUILD),,binaries)
 	install -m 644 packaging/deb/conffiles $(DEB_ROOT)/DEBIAN/conffiles
 	install -m 755 packaging/deb/postinst packaging/deb/prerm packaging/deb/postrm $(DEB_ROOT)/DEBIAN/
 	dpkg-deb --root-owner-group -Z$(DEB_COMPRESS) --build $(DEB_ROOT) $(DEB_FILE)
+
+# Benchmark figures, in release mode, one line each with the method.
+bench: deps
+	$(SWIFT) build -c release --product ssvc-bench
+	@echo "machine: $$(nproc) cores, $$(free -g | awk '/Mem:/ {print $$2}') GiB, $$(uname -srm)"
+	.build/release/ssvc-bench fleet
 
 clean:
 	rm -rf .build $(RUN_DIR)

@@ -74,6 +74,11 @@ let package = Package(
             ]
         ),
 
+        .executableTarget(
+            name: "ssvc-bench",
+            dependencies: ["SSVCCore", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
+
         .testTarget(name: "SSVCCoreTests", dependencies: ["SSVCCore"]),
         .testTarget(name: "SSVCSystemdTests", dependencies: ["SSVCSystemd"]),
         .testTarget(name: "SSVCDaemonTests", dependencies: ["SSVCDaemon", "SSVCCore"]),
