@@ -27,7 +27,7 @@ public enum ConfigurationLoader {
     public static func load(_ overrides: Overrides, environment: [String: String]) throws(ConfigurationError) -> Configuration {
         let mainFile = overrides.mainFile ?? defaultMainFile
         var root = TOMLTable()
-        if overrides.mainFile != nil || FileProbe.exists(mainFile) {
+        if overrides.mainFile != nil || FileSystem.exists(mainFile) {
             root = try parse(mainFile)
         }
         try TableReader(root, file: mainFile, key: nil).rejectUnknown(["daemon", "app"])
@@ -85,17 +85,14 @@ public enum ConfigurationLoader {
     /// `*.toml` in `directory`, in name order; hidden files (editors' swap
     /// files) skipped. A missing directory holds no apps.
     static func appFiles(_ directory: String) throws(ConfigurationError) -> [String] {
-        guard let handle = opendir(directory) else {
-            if errno == ENOENT { return [] }
-            throw ConfigurationError(file: directory, problem: "cannot read the apps directory: \(String(cString: strerror(errno)))")
+        let names: [String]
+        do {
+            names = try FileSystem.names(in: directory) ?? []
+        } catch {
+            throw ConfigurationError(file: directory, problem: "cannot read the apps directory: \(error)")
         }
-        defer { closedir(handle) }
-        var names: [String] = []
-        while let entry = readdir(handle) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            if name.hasSuffix(".toml") && !name.hasPrefix(".") && name.count > ".toml".count { names.append(name) }
-        }
-        return names.sorted().map { directory.hasSuffix("/") ? directory + $0 : directory + "/" + $0 }
+        return names.filter { $0.hasSuffix(".toml") && !$0.hasPrefix(".") && $0.count > ".toml".count }
+            .sorted().map { directory.hasSuffix("/") ? directory + $0 : directory + "/" + $0 }
     }
 
     static func daemonSettings(_ root: TOMLTable, file: String, environment: [String: String]) throws(ConfigurationError) -> DaemonSettings {
@@ -109,7 +106,7 @@ public enum ConfigurationLoader {
         let stateDefault = environment["STATE_DIRECTORY"].flatMap { $0.split(separator: ":").first.map(String.init) } ?? "/var/lib/ssvc"
         let runtime = environment["RUNTIME_DIRECTORY"].flatMap { $0.split(separator: ":").first.map(String.init) } ?? "/run/ssvc"
         let caFile = try table.path("ca-file")
-        if let caFile, !FileProbe.exists(caFile) {
+        if let caFile, !FileSystem.exists(caFile) {
             throw ConfigurationError(file: file, key: "daemon.ca-file", problem: "\(caFile) does not exist")
         }
         let controlGroup = try table.string("control-group")
@@ -204,13 +201,5 @@ public enum ConfigurationLoader {
         (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
             || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
             || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")
-    }
-}
-
-/// Whether a path exists, without Foundation.
-enum FileProbe {
-    static func exists(_ path: String) -> Bool {
-        var info = stat()
-        return stat(path, &info) == 0
     }
 }

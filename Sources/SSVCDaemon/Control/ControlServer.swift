@@ -65,12 +65,10 @@ public final class ControlServer: Service {
     /// Creates the folder and clears a stale socket from `path`.
     private static func prepare(_ path: String) throws(BindError) {
         let folder = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
-        var prefix = path.hasPrefix("/") ? "" : "."
-        for part in folder.split(separator: "/") {
-            prefix += "/" + part
-            if mkdir(prefix, 0o755) != 0 && errno != EEXIST {
-                throw BindError(description: "cannot create \(prefix): \(String(cString: strerror(errno)))")
-            }
+        do {
+            try FileSystem.makeDirectories(folder, mode: 0o755)
+        } catch {
+            throw BindError(description: error.description)
         }
         var info = stat()
         guard lstat(path, &info) == 0 else { return }

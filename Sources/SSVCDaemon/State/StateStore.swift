@@ -89,21 +89,18 @@ public struct StateStore: Sendable {
     }
 
     private func makeDirectory() throws(Failure) {
-        var prefix = directory.hasPrefix("/") ? "" : "."
-        for part in directory.split(separator: "/") {
-            prefix += "/" + part
-            if mkdir(prefix, 0o750) != 0 && errno != EEXIST { throw failure("cannot create \(prefix)") }
+        do {
+            try FileSystem.makeDirectories(directory, mode: 0o750)
+        } catch {
+            throw Failure(description: error.description)
         }
     }
 
     /// A writer killed between creating its temporary and renaming it
     /// leaves `state.json.tmp-<pid>` behind; the state file itself is whole.
     private func removeLeftoverTemporaries() {
-        guard let folder = opendir(directory) else { return }
-        defer { closedir(folder) }
-        while let entry = readdir(folder) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            if name.hasPrefix("state.json.tmp-") { unlink(directory + "/" + name) }
+        for name in (try? FileSystem.names(in: directory)) ?? [] where name.hasPrefix("state.json.tmp-") {
+            unlink(directory + "/" + name)
         }
     }
 
