@@ -80,7 +80,10 @@ let package = Package(
         ),
 
         .testTarget(name: "SSVCCoreTests", dependencies: ["SSVCCore"]),
-        .testTarget(name: "SSVCSystemdTests", dependencies: ["SSVCSystemd"]),
+        .testTarget(
+            name: "SSVCSystemdTests",
+            dependencies: ["SSVCSystemd", .product(name: "Logging", package: "swift-log")]
+        ),
         .testTarget(name: "SSVCDaemonTests", dependencies: ["SSVCDaemon", "SSVCCore"]),
         .testTarget(name: "IntegrationTests", dependencies: ["SSVCCore"]),
     ]
