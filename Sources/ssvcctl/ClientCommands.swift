@@ -68,37 +68,39 @@ func decodeApps(_ bytes: [UInt8]) throws -> [AppStatus] {
 /// Prints apps as a table or JSON and exits with the worst status's code.
 func show(_ apps: [AppStatus], json: Bool) throws -> Never {
     if json {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        print(String(decoding: (try? encoder.encode(["apps": apps])) ?? Data(), as: UTF8.self))
+        print(ConsoleJSON.text(["apps": apps]))
     } else {
         print(AppTable.render(apps))
     }
     throw ExitStatus.code(for: apps.map(\.status))
 }
 
-struct Status: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Show each app's last result and next check.")
-
+/// What `status` and `check` take: the daemon, one app or all, the form.
+struct AppsOptions: ParsableArguments {
     @OptionGroup var client: ClientOptions
     @Argument(help: "Only this app.") var app: String?
     @Flag(help: "Print JSON.") var json = false
 
-    func run() throws {
-        try show(try decodeApps(try request(try client.connect(), "GetStatus", app: app)), json: json)
+    /// Calls `method` (GetStatus or Check), shows the apps, exits with their code.
+    func show(_ method: String) throws -> Never {
+        try ssvcctl.show(try decodeApps(try request(try client.connect(), method, app: app)), json: json)
     }
+}
+
+struct Status: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Show each app's last result and next check.")
+
+    @OptionGroup var options: AppsOptions
+
+    func run() throws { try options.show("GetStatus") }
 }
 
 struct Check: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Check now (root or the control-group) and show the results.")
 
-    @OptionGroup var client: ClientOptions
-    @Argument(help: "Only this app.") var app: String?
-    @Flag(help: "Print JSON.") var json = false
+    @OptionGroup var options: AppsOptions
 
-    func run() throws {
-        try show(try decodeApps(try request(try client.connect(), "Check", app: app)), json: json)
-    }
+    func run() throws { try options.show("Check") }
 }
 
 struct Reload: ParsableCommand {
@@ -128,9 +130,7 @@ struct Watch: ParsableCommand {
                 throw ExitStatus.failure
             }
             if json {
-                let encoder = JSONEncoder()
-                encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-                print(String(decoding: (try? encoder.encode(event)) ?? Data(), as: UTF8.self))
+                print(ConsoleJSON.text(event))
             } else {
                 print(AppTable.describe(event))
             }

@@ -73,10 +73,7 @@ struct EvaluationReport: Encodable {
     }
 
     func json() -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        // Encoding plain strings, numbers and booleans cannot fail.
-        return String(decoding: (try? encoder.encode(self)) ?? Data("{}".utf8), as: UTF8.self)
+        ConsoleJSON.text(self)
     }
 
     func text() -> String {
