@@ -279,11 +279,13 @@ public actor CheckService: Service {
         arm(name, atStart: false)
         save()
         report(app, state: after, outcome: result.outcome)
-        let appStatus = status(of: name)?.first
-        publish(ControlEvent(kind: .check, at: RFC3339.format(started), app: appStatus, message: nil))
-        for notice in notices {
-            reportNotice(app, notice)
-            publish(ControlEvent(kind: .notice, at: RFC3339.format(started), app: appStatus, message: notice.description))
+        for notice in notices { reportNotice(app, notice) }
+        if !watchers.isEmpty {
+            let appStatus = status(of: name)?.first
+            publish(ControlEvent(kind: .check, at: RFC3339.format(started), app: appStatus, message: nil))
+            for notice in notices {
+                publish(ControlEvent(kind: .notice, at: RFC3339.format(started), app: appStatus, message: notice.description))
+            }
         }
         ServiceNotifier.notify("STATUS=\(summary())")
     }
