@@ -33,6 +33,9 @@ let package = Package(
             dependencies: ["CSystemd", .product(name: "Logging", package: "swift-log")]
         ),
 
+        // glibc's heap trimming, which Swift's Glibc module leaves out.
+        .target(name: "CMemory"),
+
         // Build tooling: embeds the Varlink interface definition.
         .executableTarget(name: "embed-text", path: "Sources/embed-text"),
         .plugin(name: "EmbedInterface", capability: .buildTool(), dependencies: ["embed-text"]),
@@ -41,6 +44,7 @@ let package = Package(
         .target(
             name: "SSVCDaemon",
             dependencies: [
+                "CMemory",
                 "SSVCCore",
                 "SSVCSystemd",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

@@ -10,6 +10,8 @@ JSON line (path, query, headers). Scenario keys:
   headers  extra response headers
   etag     answer 304 to a matching If-None-Match
   size     bytes to stream in big mode (no Content-Length)
+  delay    seconds to wait before answering (normal mode)
+Log lines also carry "start" (time.time() when the request arrived).
 """
 import argparse
 import json
@@ -42,7 +44,8 @@ class Handler(BaseHTTPRequestHandler):
             scenario = json.load(f)
         parts = urlsplit(self.path)
         with log_lock, open(args.log, "a") as f:
-            f.write(json.dumps({"path": parts.path, "query": parts.query, "headers": dict(self.headers)}) + "\n")
+            f.write(json.dumps({"path": parts.path, "query": parts.query, "headers": dict(self.headers),
+                                "start": time.time()}) + "\n")
         mode = scenario.get("mode", "normal")
         if mode == "hang":
             time.sleep(3600)
@@ -82,6 +85,7 @@ class Handler(BaseHTTPRequestHandler):
                 pass
             self.close_connection = True
             return
+        time.sleep(scenario.get("delay", 0))
         etag = scenario.get("etag")
         if etag and self.headers.get("If-None-Match") == etag:
             self.send_response(304)

@@ -41,6 +41,23 @@ struct DaemonCheckTests {
         #expect(daemon.stop() == 0)
     }
 
+    @Test("at most 8 checks fetch at once, across hosts: 24 apps due together on three servers")
+    func concurrencyLimit() throws {
+        // The HTTP client allows 8 connections per host; three servers would
+        // let 24 requests overlap without the daemon's own limit.
+        let delay = 0.5
+        let servers = try (0..<3).map { _ in try VersionServer(scenario: ["body": goodBody, "delay": delay]) }
+        let apps = (0..<24).map { appTable("app\($0)", url: servers[$0 % 3].url("/v")) }.joined(separator: "\n")
+        let daemon = try DaemonProcess(apps: apps)
+        #expect(daemon.wait(30) { servers.reduce(0) { $0 + $1.requests().count } == 24 }, "\(daemon.log)")
+        let starts = servers.flatMap { $0.requests().compactMap { $0["start"] as? Double } }.sorted()
+        let mostAtOnce = starts.map { start in starts.filter { $0 <= start && $0 > start - delay + 0.05 }.count }.max() ?? 0
+        #expect(mostAtOnce <= 8, "requests overlapping: \(mostAtOnce)")
+        #expect(mostAtOnce >= 4, "the checks did not run side by side: \(mostAtOnce)")
+        #expect(daemon.wait(10) { (0..<24).allSatisfy { daemon.app("app\($0)")?["lastSuccess"] != nil } })
+        #expect(daemon.stop() == 0)
+    }
+
     @Test("a restart resumes: an ETag is sent again and 304 keeps the stored response")
     func etag() throws {
         let server = try VersionServer(scenario: ["body": goodBody, "etag": "\"v1\""])

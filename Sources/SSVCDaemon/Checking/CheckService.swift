@@ -1,4 +1,5 @@
 @preconcurrency import Glibc
+import CMemory
 import Dispatch
 import FoundationEssentials
 import Logging
@@ -20,6 +21,12 @@ public actor CheckService: Service {
     private let machine: MachineFacts
 
     private var plans: [String: NextCheck] = [:]
+    /// Checks running now, and those waiting for one of the slots.
+    private var runningChecks = 0
+    private var waitingChecks: [CheckedContinuation<Void, Never>] = []
+    /// At most this many checks fetch at once: a thousand apps due together
+    /// neither open a thousand connections nor hold a thousand responses.
+    static let concurrentChecks = 8
     private var timers: [String: DispatchSourceTimer] = [:]
     /// Bumped each time an app's timer is replaced, so a stale firing is ignored.
     private var generations: [String: Int] = [:]
@@ -72,6 +79,10 @@ public actor CheckService: Service {
         for timer in timers.values { timer.cancel() }
         timers = [:]
         for task in inFlight.values { task.cancel() }
+        // Waiting checks go on, see `stopping` and end at once.
+        runningChecks += waitingChecks.count
+        for waiting in waitingChecks { waiting.resume() }
+        waitingChecks = []
         for task in inFlight.values { await task.value }
         save()
         await fetcher.shutdown()
@@ -226,10 +237,33 @@ public actor CheckService: Service {
             await running.value
             return
         }
-        let task = Task { await self.performCheck(name, manual: manual) }
+        let task = Task {
+            await self.acquireCheckSlot()
+            await self.performCheck(name, manual: manual)
+            self.releaseCheckSlot()
+        }
         inFlight[name] = task
         await task.value
         inFlight[name] = nil
+    }
+
+    private func acquireCheckSlot() async {
+        if runningChecks < Self.concurrentChecks {
+            runningChecks += 1
+        } else {
+            await withCheckedContinuation { waitingChecks.append($0) }
+        }
+    }
+
+    /// Hands the slot to a waiting check; when the last check of a burst
+    /// ends, returns the burst's freed memory to the system.
+    private func releaseCheckSlot() {
+        if waitingChecks.isEmpty {
+            runningChecks -= 1
+            if runningChecks == 0 { ssvc_trim_heap() }
+        } else {
+            waitingChecks.removeFirst().resume()
+        }
     }
 
     private func performCheck(_ name: String, manual: Bool) async {
