@@ -10,17 +10,19 @@ import SSVCSystemd
 /// Runs every app's checks on Dispatch timers (wall time, so time asleep
 /// counts), keeps the state file, and reports each result to the journal.
 public actor CheckService: Service {
-    private var configuration: Configuration
+    private var configuration: Configuration { didSet { statusCache.invalidate() } }
     private let overrides: ConfigurationLoader.Overrides
     private let environment: [String: String]
-    private var state: DaemonState
+    private var state: DaemonState { didSet { statusCache.invalidate() } }
     private let store: StateStore
     private var fetcher: Fetcher
     private let logger: Logger
     private let machineID: String
     private let machine: MachineFacts
 
-    private var plans: [String: NextCheck] = [:]
+    private var plans: [String: NextCheck] = [:] { didSet { statusCache.invalidate() } }
+    /// `GetStatus` replies, answered without entering the actor.
+    public nonisolated let statusCache = StatusCache()
     /// Checks running now, and those waiting for one of the slots.
     private var runningChecks = 0
     private var waitingChecks: [CheckedContinuation<Void, Never>] = []

@@ -54,8 +54,13 @@ public struct ControlDispatcher: Sendable {
             }
             switch call.name {
             case "GetStatus":
+                let cache = service.statusCache
+                if let cached = cache.reply(for: app) { return .reply(cached) }
+                let generation = cache.generation
                 guard let apps = await service.status(of: app) else { return noSuchApp(app) }
-                return reply(["apps": apps])
+                let answer = Self.encode(VarlinkReply(parameters: ["apps": apps], continues: nil, error: nil))
+                cache.store(answer, for: app, generation: generation)
+                return .reply(answer)
             case "Check":
                 guard peer?.isAllowed(group: controlGroup) == true else { return permissionDenied() }
                 guard let apps = await service.checkNow(app) else { return noSuchApp(app) }
