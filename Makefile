@@ -7,6 +7,13 @@ RUN_DIR    := $(CURDIR)/run
 APT_NEEDS  := libsystemd-dev pkg-config
 # What the tests run besides the build: command → the Debian package that has it.
 TEST_NEEDS := openssl:openssl python3:python3 /lib/systemd/systemd-journald:systemd journalctl:systemd
+# What the benchmark compares ssvcd with.
+BENCH_NEEDS := curl:curl jq:jq
+# Release builds link the Swift runtime in, with lld: no exported symbols and
+# packed relative relocations leave less to load and relocate at start
+# (README, "Benchmarks"). Packed relocations need glibc 2.36.
+RELEASE_FLAGS := --static-swift-stdlib -Xswiftc -use-ld=lld \
+  -Xlinker --no-export-dynamic -Xlinker -z -Xlinker pack-relative-relocs -Xlinker --gc-sections
 
 PREFIX        ?= /usr
 DESTDIR       ?=
@@ -34,6 +41,16 @@ $$sudo apt-get update -q && \
 DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -q --no-install-recommends $(1)
 endef
 
+# Installs, with apt_install, the packages of the `command:package` pairs in
+# $(1) whose command is missing.
+define install_commands
+missing=""; \
+for need in $(1); do \
+  command -v $${need%%:*} >/dev/null 2>&1 || missing="$$missing $${need##*:}"; \
+done; \
+if [ -n "$$missing" ]; then $(call apt_install,$$missing); fi
+endef
+
 all: build
 
 # Installs the Debian packages the build needs, once, only when missing.
@@ -46,11 +63,7 @@ deps:
 
 # The tools the tests use, installed when missing.
 test-deps: deps
-	@missing=""; \
-	for need in $(TEST_NEEDS); do \
-	  command -v $${need%%:*} >/dev/null 2>&1 || missing="$$missing $${need##*:}"; \
-	done; \
-	if [ -n "$$missing" ]; then $(call apt_install,$$missing); fi
+	@$(call install_commands,$(TEST_NEEDS))
 	@python3 -c 'import varlink' 2>/dev/null || python3 -m pip install -q varlink 2>/dev/null || \
 	  python3 -m pip install -q --break-system-packages varlink
 
@@ -73,7 +86,7 @@ run: build
 
 # The binaries in $(CONFIGURATION) mode; release links the Swift runtime statically.
 binaries: deps
-	$(SWIFT) build -c $(CONFIGURATION) $(if $(filter release,$(CONFIGURATION)),--static-swift-stdlib)
+	$(SWIFT) build -c $(CONFIGURATION) $(if $(filter release,$(CONFIGURATION)),$(RELEASE_FLAGS))
 
 # Binaries, units, catalog, configuration and documentation where a Debian
 # system expects them, under $(DESTDIR).
@@ -102,11 +115,13 @@ deb: $(if $(NO_BUILD),,binaries)
 	install -m 755 packaging/deb/postinst packaging/deb/prerm packaging/deb/postrm $(DEB_ROOT)/DEBIAN/
 	dpkg-deb --root-owner-group -Z$(DEB_COMPRESS) --build $(DEB_ROOT) $(DEB_FILE)
 
-# Benchmark figures, in release mode, one line each with the method.
+# Benchmark figures from release binaries, one line each with the machine
+# and the method: the fleet simulation, then the daemon's (about 3 minutes).
 bench: deps
-	$(SWIFT) build -c release --product ssvc-bench
-	@echo "machine: $$(nproc) cores, $$(free -g | awk '/Mem:/ {print $$2}') GiB, $$(uname -srm)"
+	@$(call install_commands,$(BENCH_NEEDS))
+	$(SWIFT) build -c release $(RELEASE_FLAGS)
 	.build/release/ssvc-bench fleet
+	.build/release/ssvc-bench daemon --ssvcd .build/release/ssvcd
 
 clean:
 	rm -rf .build $(RUN_DIR)

@@ -80,7 +80,13 @@ let package = Package(
 
         .executableTarget(
             name: "ssvc-bench",
-            dependencies: ["SSVCCore", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: [
+                "SSVCCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
         ),
 
         .testTarget(name: "SSVCCoreTests", dependencies: ["SSVCCore"]),

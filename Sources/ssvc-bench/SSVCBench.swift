@@ -1,16 +1,43 @@
 import ArgumentParser
 import SSVCCore
 
-/// Benchmarks that print figures (never timed tests). For now the fleet
-/// simulation; the daemon's footprint and latency figures follow (issue 7).
+/// Benchmarks that print figures (never timed tests): the daemon's
+/// footprint, wake-ups, start-up, control latency and check cost, and the
+/// load a fleet puts on a version server.
 @main
 struct SSVCBench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "ssvc-bench",
         abstract: "Print ssvc's benchmark figures.",
-        subcommands: [Fleet.self],
-        defaultSubcommand: Fleet.self
+        subcommands: [Daemon.self, Fleet.self]
     )
+}
+
+/// SPEC §11's figures for a built `ssvcd`.
+struct Daemon: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Measure a built ssvcd: RSS, wake-ups, READY time, GetStatus, CPU per check.")
+
+    @Option(help: "The ssvcd to measure (a release build).") var ssvcd = ".build/release/ssvcd"
+    @Option(help: "Seconds to count wake-ups while idle.") var idleSeconds = 60
+    @Option(help: "Checks for the CPU-per-check figure.") var checks = 1_000
+    @Option(help: "Apps for the RSS figures (repeat for several).") var apps: [Int] = [1, 10, 1_000]
+    @Option(help: "Only these figures (repeatable): footprint, ready, control, check.") var only: [String] = []
+
+    private func wanted(_ name: String) -> Bool { only.isEmpty || only.contains(name) }
+
+    func run() throws {
+        let server = try LoopbackServer(body: DaemonFigures.response)
+        defer { server.shutdown() }
+        let figures = DaemonFigures(ssvcd: ssvcd, server: server, idleSeconds: idleSeconds)
+        do {
+            if wanted("footprint") { for count in apps { try figures.footprint(apps: count) } }
+            if wanted("ready") { try figures.readiness() }
+            if wanted("control") { try figures.control() }
+            if wanted("check") { try figures.checkCost(checks: checks) }
+        } catch {
+            throw ValidationError("ssvc-bench: \(error.description)")
+        }
+    }
 }
 
 /// The load a version server sees when a whole fleet starts at once, overdue,
@@ -28,7 +55,7 @@ struct Fleet: ParsableCommand {
             let naive = fleet.checkingAtOnce()
             let method = "real SchedulePlanner, daily, default windows, \(machines) machine ids, \(hours) h"
             print("fleet, \(label): ssvcd peak \(planned.peakPerSecond)/s, \(planned.peakPerMinute)/min, \(planned.requests) requests; "
-                + "check-at-once peak \(naive.peakPerSecond)/s, \(naive.peakPerMinute)/min [\(method)]")
+                + "check-at-once peak \(naive.peakPerSecond)/s, \(naive.peakPerMinute)/min [\(Machine.summary); \(method)]")
         }
     }
 }

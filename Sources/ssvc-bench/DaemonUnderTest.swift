@@ -1,0 +1,108 @@
+@preconcurrency import Glibc
+import SSVCCore
+
+/// An `ssvcd` the benchmark configures, starts and reads from /proc.
+final class DaemonUnderTest {
+    let folder: String
+    let socketPath: String
+    let process: Child
+    let startedAt: Double
+
+    /// A daemon with `apps` apps of SSVC's format on `url`, hourly, checked
+    /// at once on start. `notifySocket` is passed as NOTIFY_SOCKET.
+    init(ssvcd: String, apps: Int, url: String, minimumInterval: Int = 30, notifySocket: String? = nil) throws(BenchError) {
+        var template = Array("/tmp/ssvc-bench.XXXXXX".utf8CString)
+        guard let made = mkdtemp(&template) else { throw BenchError("cannot make a temporary folder") }
+        folder = String(cString: made)
+        socketPath = folder + "/socket"
+        var text = """
+            [daemon]
+            state-dir = "state"
+            socket = "socket"
+            first-check-window-seconds = 0
+            catch-up-window-seconds = 0
+            min-interval-seconds = \(minimumInterval)
+
+            """
+        if geteuid() != 0, let group = getgrgid(getegid()) {
+            text += "control-group = \"\(String(cString: group.pointee.gr_name))\"\n"
+        }
+        for index in 0..<apps {
+            text += "\n[[app]]\nname = \"app\(index)\"\nurl = \"\(url)\"\nschedule = \"hourly\"\nversion = \"1.0\"\n"
+        }
+        let configuration = folder + "/ssvcd.toml"
+        guard let file = fopen(configuration, "w") else { throw BenchError("cannot write \(configuration)") }
+        fputs(text, file)
+        fclose(file)
+        var environment: [String: String] = [:]
+        if let notifySocket { environment["NOTIFY_SOCKET"] = notifySocket }
+        startedAt = monotonicSeconds()
+        process = try Child([ssvcd, "--config", configuration, "--log-target", "stderr"], environment: environment)
+    }
+
+    deinit {
+        if process.isRunning { kill(process.pid, SIGKILL) }
+        process.wait()
+        _ = try? Child(["rm", "-rf", folder]).wait()
+    }
+
+    /// A connection once the socket answers (within 10 s).
+    func connect() throws(BenchError) -> VarlinkConnection {
+        let deadline = monotonicSeconds() + 10
+        while true {
+            if let connection = try? VarlinkConnection(path: socketPath) { return connection }
+            guard process.isRunning else { throw BenchError("ssvcd exited during start-up") }
+            guard monotonicSeconds() < deadline else { throw BenchError("ssvcd's socket did not answer within 10 s") }
+            usleep(2_000)
+        }
+    }
+
+    /// Waits until every app reports a finished check (within `seconds`).
+    func waitForFirstChecks(within seconds: Double = 120) throws(BenchError) {
+        let connection = try connect()
+        let deadline = monotonicSeconds() + seconds
+        while true {
+            let apps = try connection.apps("GetStatus")
+            if apps.allSatisfy({ $0.member("lastSuccess").map { (try? $0.string()) != nil } ?? false }) { return }
+            guard monotonicSeconds() < deadline else { throw BenchError("the first checks did not all succeed within \(Int(seconds)) s") }
+            usleep(20_000)
+        }
+    }
+
+    func stop() {
+        kill(process.pid, SIGTERM)
+        process.wait()
+    }
+
+    /// VmRSS, RssAnon and RssFile in KiB.
+    func memory() -> (rss: Int, anonymous: Int, file: Int) {
+        (ProcFile.statusKiB(process.pid, "VmRSS") ?? 0, ProcFile.statusKiB(process.pid, "RssAnon") ?? 0,
+         ProcFile.statusKiB(process.pid, "RssFile") ?? 0)
+    }
+
+    var threads: Int { ProcFile.statusKiB(process.pid, "Threads") ?? 0 }
+
+    /// Context switches (voluntary and not) of each live thread, by thread id.
+    func contextSwitches() -> [String: Int] {
+        var counts: [String: Int] = [:]
+        guard let tasks = opendir("/proc/\(process.pid)/task") else { return counts }
+        defer { closedir(tasks) }
+        while let entry = readdir(tasks) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            guard name.first?.isNumber == true else { continue }
+            let path = "/proc/\(process.pid)/task/\(name)/status"
+            counts[name] = (ProcFile.firstNumber(in: path, key: "voluntary_ctxt_switches:") ?? 0)
+                + (ProcFile.firstNumber(in: path, key: "nonvoluntary_ctxt_switches:") ?? 0)
+        }
+        return counts
+    }
+
+    /// User + system CPU seconds the daemon has used.
+    func cpuSeconds() -> Double {
+        guard let stat = ProcFile.read("/proc/\(process.pid)/stat"), let close = stat.lastIndex(of: ")") else { return 0 }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        // Fields 14 and 15 of stat(5), utime and stime, are the 12th and 13th after the name.
+        let ticks = (Int(fields[11]) ?? 0) + (Int(fields[12]) ?? 0)
+        return Double(ticks) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+}

@@ -1,0 +1,259 @@
+@preconcurrency import Glibc
+
+/// The daemon's figures (SPEC §11), each printed as one line with the
+/// machine and the method.
+struct DaemonFigures {
+    let ssvcd: String
+    let server: LoopbackServer
+    let idleSeconds: Int
+
+    static let response = """
+        {"SSVCLatestVersionKey": "1.1", "SSVCLatestVersionNumber": 17858560,
+         "SSVCMinimumSupportedVersionNumber": 16809984, "SSVCLatestVersionAvailableSince": 1388750400}
+        """
+
+    func report(_ label: String, _ figure: String, target: String, method: String) {
+        print("\(label): \(figure) (target \(target)) [\(Machine.summary); \(method)]")
+        fflush(stdout)
+    }
+
+    /// VmRSS once the first checks have succeeded and the HTTP client's idle
+    /// connections have closed; for one app, then the wake-ups while idle.
+    func footprint(apps: Int) throws(BenchError) {
+        let daemon = try DaemonUnderTest(ssvcd: ssvcd, apps: apps, url: server.url)
+        try daemon.waitForFirstChecks()
+        sleep(8)  // the HTTP client closes idle connections after 5 s
+        let memory = daemon.memory()
+        report(
+            "idle RSS, \(apps) app\(apps == 1 ? "" : "s")",
+            "\(mebibytes(memory.rss)) MiB (anonymous \(mebibytes(memory.anonymous)), file-backed \(mebibytes(memory.file))), \(daemon.threads) threads",
+            target: apps >= 1_000 ? "≤ 20 MiB" : "≤ 10 MiB",
+            method: "release ssvcd, VmRSS 8 s after every app's first check over http://127.0.0.1 succeeded"
+        )
+        guard apps == 1 else { return daemon.stop() }
+
+        let before = daemon.contextSwitches()
+        sleep(UInt32(idleSeconds))
+        let after = daemon.contextSwitches()
+        let switches = after.reduce(0) { $0 + $1.value - (before[$1.key] ?? 0) }
+        report(
+            "wake-ups while idle, 1 app", "\(switches) context switches in \(idleSeconds) s over \(after.count) threads",
+            target: "0",
+            method: "sum of voluntary + involuntary context switches of every thread in /proc/PID/task, next check an hour away, no WATCHDOG_USEC"
+        )
+        daemon.stop()
+    }
+
+    /// Time from just before exec to READY=1 on NOTIFY_SOCKET, with 10 apps.
+    func readiness(runs: Int = 20) throws(BenchError) {
+        let listener = try NotifySocket()
+        var times: [Double] = []
+        for _ in 0..<runs {
+            let daemon = try DaemonUnderTest(ssvcd: ssvcd, apps: 10, url: server.url, notifySocket: listener.path)
+            guard let at = listener.waitForReady(within: 10) else { throw BenchError("no READY=1 within 10 s") }
+            times.append((at - daemon.startedAt) * 1_000)
+            daemon.stop()
+        }
+        times.sort()
+        report(
+            "exec to READY=1, 10 apps", "median \(milliseconds(times[times.count / 2])) ms, worst \(milliseconds(times.last!)) ms",
+            target: "≤ 50 ms",
+            method: "\(runs) starts, posix_spawn to the datagram on NOTIFY_SOCKET, fresh state each time"
+        )
+    }
+
+    /// GetStatus round trips from one client, then calls per second from 32.
+    func control() throws(BenchError) {
+        let daemon = try DaemonUnderTest(ssvcd: ssvcd, apps: 1, url: server.url)
+        try daemon.waitForFirstChecks()
+        let connection = try daemon.connect()
+        let message = VarlinkConnection.message("GetStatus")
+        for _ in 0..<2_000 { _ = try connection.call(message) }
+        var latencies: [Double] = []
+        latencies.reserveCapacity(20_000)
+        for _ in 0..<20_000 {
+            let start = monotonicSeconds()
+            _ = try connection.call(message)
+            latencies.append((monotonicSeconds() - start) * 1e6)
+        }
+        latencies.sort()
+        let p50 = latencies[latencies.count / 2], p99 = latencies[latencies.count * 99 / 100]
+        report(
+            "GetStatus round trip, one client", "p50 \(Int(p50)) µs, p99 \(Int(p99)) µs",
+            target: "p99 ≤ 1 ms",
+            method: "20,000 sequential calls on one connection after 2,000 warm-up calls, 1 app, release build"
+        )
+
+        let seconds = 5.0
+        let calls = try LoadGenerator(path: daemon.socketPath, clients: 32, message: message).run(seconds: seconds)
+        report(
+            "GetStatus throughput, 32 clients", "\(Int(Double(calls) / seconds)) calls/s",
+            target: "≥ 20,000 calls/s",
+            method: "32 threads of a Swift load generator, one connection each, back-to-back calls for \(Int(seconds)) s on the same machine"
+        )
+        daemon.stop()
+    }
+
+    /// The daemon's CPU for 1,000 checks against `curl -s URL | jq .`.
+    func checkCost(checks: Int = 1_000) throws(BenchError) {
+        let daemon = try DaemonUnderTest(ssvcd: ssvcd, apps: 1, url: server.url, minimumInterval: 0)
+        try daemon.waitForFirstChecks()
+        let connection = try daemon.connect()
+        let message = VarlinkConnection.message("Check")
+        for _ in 0..<20 { _ = try connection.call(message) }
+        let cpuBefore = daemon.cpuSeconds()
+        let wallBefore = monotonicSeconds()
+        for _ in 0..<checks { _ = try connection.call(message) }
+        let daemonCPU = (daemon.cpuSeconds() - cpuBefore) / Double(checks)
+        let daemonWall = (monotonicSeconds() - wallBefore) / Double(checks)
+        daemon.stop()
+
+        let childrenBefore = childrenCPUSeconds()
+        for _ in 0..<checks { try curlIntoJQ(server.url) }
+        let pipelineCPU = (childrenCPUSeconds() - childrenBefore) / Double(checks)
+        report(
+            "CPU per check", "ssvcd \(microseconds(daemonCPU)) µs (\(microseconds(daemonWall)) µs wall), curl|jq \(microseconds(pipelineCPU)) µs: "
+                + "ssvcd uses 1/\(String(format1: pipelineCPU / max(daemonCPU, 1e-9))) of curl|jq",
+            target: "≤ 1/5 of curl|jq",
+            method: "\(checks) Varlink Check calls, user+sys from /proc/PID/stat (state written and fsynced each time, log to stderr), "
+                + "beside \(checks) runs of curl -s URL | jq . (getrusage of the children), loopback HTTP/1.1 server"
+        )
+    }
+
+    private func curlIntoJQ(_ url: String) throws(BenchError) {
+        var ends: [Int32] = [0, 0]
+        guard pipe(&ends) == 0 else { throw BenchError("pipe: \(String(cString: strerror(errno)))") }
+        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+        let curl: Child
+        do {
+            curl = try Child(["curl", "-s", url], output: ends[1])
+        } catch {
+            close(ends[0]); close(ends[1])
+            throw BenchError("\(error) (make bench installs curl and jq)")
+        }
+        close(ends[1])
+        let jq = try? Child(["jq", "."], input: ends[0])
+        close(ends[0])
+        let curlStatus = curl.wait()
+        guard let jq else { throw BenchError("cannot start jq (make bench installs curl and jq)") }
+        let jqStatus = jq.wait()
+        guard curlStatus == 0, jqStatus == 0 else { throw BenchError("curl|jq failed (wait status \(curlStatus), \(jqStatus))") }
+    }
+
+    private func mebibytes(_ kibibytes: Int) -> String { String(format1: Double(kibibytes) / 1024) }
+    private func milliseconds(_ value: Double) -> String { String(format1: value) }
+    private func microseconds(_ seconds: Double) -> Int { Int((seconds * 1e6).rounded()) }
+}
+
+extension String {
+    /// One decimal place.
+    init(format1 value: Double) {
+        let tenths = Int((value * 10).rounded())
+        self = "\(tenths / 10).\(abs(tenths % 10))"
+    }
+}
+
+/// A datagram socket standing in for systemd's NOTIFY_SOCKET.
+final class NotifySocket {
+    let path: String
+    private let descriptor: Int32
+
+    init() throws(BenchError) {
+        path = "/tmp/ssvc-bench-notify-\(getpid())"
+        unlink(path)
+        descriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard descriptor >= 0, UnixSocket.bind(descriptor, to: path) == 0 else {
+            throw BenchError("cannot bind \(path): \(String(cString: strerror(errno)))")
+        }
+    }
+
+    deinit {
+        close(descriptor)
+        unlink(path)
+    }
+
+    /// The monotonic time a datagram with READY=1 arrived, or nil.
+    func waitForReady(within seconds: Double) -> Double? {
+        let deadline = monotonicSeconds() + seconds
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while monotonicSeconds() < deadline {
+            var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            guard poll(&poller, 1, 100) == 1 else { continue }
+            let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
+            let arrived = monotonicSeconds()
+            if count > 0, String(decoding: buffer[0..<count], as: UTF8.self).split(separator: "\n").contains("READY=1") {
+                return arrived
+            }
+        }
+        return nil
+    }
+}
+
+/// Threads that each make back-to-back calls on their own connection.
+final class LoadGenerator: @unchecked Sendable {
+    private let path: String
+    private let clients: Int
+    private let message: [UInt8]
+    private var counts: [Int]
+    private var failures: [String] = []
+    private var lock = pthread_mutex_t()
+    private var stopAt = 0.0
+
+    init(path: String, clients: Int, message: [UInt8]) {
+        self.path = path
+        self.clients = clients
+        self.message = message
+        counts = Array(repeating: 0, count: clients)
+        pthread_mutex_init(&lock, nil)
+    }
+
+    /// Calls made by all clients in `seconds`.
+    func run(seconds: Double) throws(BenchError) -> Int {
+        var connections: [VarlinkConnection] = []
+        for _ in 0..<clients { connections.append(try VarlinkConnection(path: path)) }
+        stopAt = monotonicSeconds() + seconds
+        var threads: [pthread_t] = []
+        for index in 0..<clients {
+            let work = Work(generator: self, index: index, connection: connections[index])
+            var thread = pthread_t()
+            let box = Unmanaged.passRetained(work).toOpaque()
+            guard pthread_create(&thread, nil, { raw in
+                let work = Unmanaged<Work>.fromOpaque(raw!).takeRetainedValue()
+                work.generator.loop(work.index, work.connection)
+                return nil
+            }, box) == 0 else { throw BenchError("cannot start a client thread") }
+            threads.append(thread)
+        }
+        for thread in threads { pthread_join(thread, nil) }
+        if let failure = failures.first { throw BenchError("a client failed: \(failure)") }
+        return counts.reduce(0, +)
+    }
+
+    private final class Work {
+        let generator: LoadGenerator
+        let index: Int
+        let connection: VarlinkConnection
+        init(generator: LoadGenerator, index: Int, connection: VarlinkConnection) {
+            self.generator = generator
+            self.index = index
+            self.connection = connection
+        }
+    }
+
+    private func loop(_ index: Int, _ connection: VarlinkConnection) {
+        var made = 0
+        do {
+            while monotonicSeconds() < stopAt {
+                _ = try connection.call(message)
+                made += 1
+            }
+        } catch {
+            pthread_mutex_lock(&lock)
+            failures.append(error.description)
+            pthread_mutex_unlock(&lock)
+        }
+        pthread_mutex_lock(&lock)
+        counts[index] = made
+        pthread_mutex_unlock(&lock)
+    }
+}

@@ -1,0 +1,64 @@
+@preconcurrency import Glibc
+
+/// What the figures were measured on, printed on every line.
+enum Machine {
+    static let summary: String = {
+        let cores = sysconf(Int32(_SC_NPROCESSORS_ONLN))
+        let model = firstValue(in: "/proc/cpuinfo", key: "model name") ?? "unknown CPU"
+        let memory = firstValue(in: "/proc/meminfo", key: "MemTotal")
+            .flatMap { Int($0.split(separator: " ").first ?? "") }
+            .map { "\(($0 + 512 * 1024) / (1024 * 1024)) GiB" } ?? "? GiB"
+        var names = utsname()
+        uname(&names)
+        let release = withUnsafeBytes(of: &names.release) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        return "\(cores) cores \(model), \(memory), Linux \(release)"
+    }()
+
+    /// The value after "key:" on the first line that starts with `key`.
+    static func firstValue(in path: String, key: String) -> String? {
+        guard let text = ProcFile.read(path) else { return nil }
+        for line in text.split(separator: "\n") where line.hasPrefix(key) {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            return line[line.index(after: colon)...].trimmingCharacters(in: " \t")
+        }
+        return nil
+    }
+}
+
+/// Reads small files such as those under /proc.
+enum ProcFile {
+    static func read(_ path: String) -> String? {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { break }
+            bytes += chunk[0..<count]
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// `Name:  value kB` lines of /proc/PID/status, as kibibytes.
+    static func statusKiB(_ pid: pid_t, _ name: String) -> Int? {
+        firstNumber(in: "/proc/\(pid)/status", key: name + ":")
+    }
+
+    static func firstNumber(in path: String, key: String) -> Int? {
+        guard let text = read(path) else { return nil }
+        for line in text.split(separator: "\n") where line.hasPrefix(key) {
+            return line.dropFirst(key.count).split(whereSeparator: { $0 == " " || $0 == "\t" }).first.flatMap { Int($0) }
+        }
+        return nil
+    }
+}
+
+extension Substring {
+    func trimmingCharacters(in set: String) -> String {
+        let characters = Set(set)
+        return String(drop { characters.contains($0) }.reversed().drop { characters.contains($0) }.reversed())
+    }
+}
