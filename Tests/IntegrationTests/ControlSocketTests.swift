@@ -110,6 +110,43 @@ struct ControlProtocolTests {
         #expect(daemon.stop() == 0)
     }
 
+    @Test("GetStatus answered from the cache keeps replies in order and shows a check at once")
+    func cachedStatus() throws {
+        let daemon = try controlDaemon()
+        let client = try RawConnection(daemon.socketPath)
+        client.call("io.ssvc.Daemon.GetStatus")
+        let first = try #require(client.receive().message, "no reply to GetStatus")
+        client.call("io.ssvc.Daemon.GetStatus")
+        let cached = try #require(client.receive().message, "no reply to GetStatus")
+        #expect(NSDictionary(dictionary: cached) == NSDictionary(dictionary: first))
+
+        // Two calls in one write: the second, answerable from the cache at
+        // once, must still come after the first's reply.
+        client.send("{\"method\":\"io.ssvc.Daemon.Check\",\"parameters\":{\"app\":\"nope\"}}\u{0}"
+            + "{\"method\":\"io.ssvc.Daemon.GetStatus\",\"parameters\":{}}\u{0}")
+        #expect(client.receive().error == "io.ssvc.Daemon.NoSuchApp")
+        let after = try #require(client.receive().message, "no reply to GetStatus")
+        #expect(after["error"] == nil)
+
+        // A check changes the status: no client sees the old one.
+        let lastCheck = { (reply: [String: Any]) in
+            (((reply["parameters"] as? [String: Any])?["apps"] as? [[String: Any]])?.first?["lastCheck"] as? String) ?? ""
+        }
+        Thread.sleep(forTimeInterval: 1.1)  // lastCheck has whole seconds
+        let primer = try RawConnection(daemon.socketPath)
+        primer.call("io.ssvc.Daemon.GetStatus")
+        #expect(try lastCheck(#require(primer.receive().message)) == lastCheck(first))
+        let checker = try RawConnection(daemon.socketPath)
+        checker.call("io.ssvc.Daemon.Check", #"{"app":"alpha"}"#)
+        let checked = try #require(checker.receive().message, "no reply to Check")
+        let poller = try RawConnection(daemon.socketPath)
+        poller.call("io.ssvc.Daemon.GetStatus")
+        let fresh = try #require(poller.receive().message, "no reply to GetStatus")
+        #expect(lastCheck(fresh) == lastCheck(checked))
+        #expect(lastCheck(fresh) != lastCheck(first))
+        #expect(daemon.stop() == 0)
+    }
+
     /// ssvcctl copied where `nobody` can run it. The copy is made by `cp` in
     /// its own process: a descriptor open for writing in this process could
     /// leak into a child another test spawns meanwhile, and exec would then

@@ -38,11 +38,13 @@ public final class ControlServer: Service {
     ) async throws(BindError) -> ControlServer {
         let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(ChannelOptions.backlog, value: 512)
+        let cache = dispatcher.service.statusCache
         let initializer: @Sendable (any Channel) -> EventLoopFuture<Connection> = { child in
             child.eventLoop.makeCompletedFuture {
                 try child.pipeline.syncOperations.addHandler(ByteToMessageHandler(NULFrameDecoder()))
                 try child.pipeline.syncOperations.addHandler(IdleStateHandler(readTimeout: idleTimeout))
                 try child.pipeline.syncOperations.addHandler(IdleCloser(), name: "idle-closer")
+                try child.pipeline.syncOperations.addHandler(StatusFastPath(cache: cache))
                 return try Connection(wrappingChannelSynchronously: child)
             }
         }

@@ -66,6 +66,11 @@ final class RawConnection {
 }
 
 extension RawConnection.Received {
+    var message: [String: Any]? {
+        guard case let .message(object) = self else { return nil }
+        return object
+    }
+
     var error: String? {
         guard case let .message(object) = self else { return nil }
         return object["error"] as? String
