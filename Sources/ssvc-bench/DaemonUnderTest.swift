@@ -82,19 +82,22 @@ final class DaemonUnderTest {
 
     var threads: Int { ProcFile.statusKiB(process.pid, "Threads") ?? 0 }
 
-    /// Context switches (voluntary and not) of each live thread, by thread id.
-    func contextSwitches() -> [String: Int] {
-        var counts: [String: Int] = [:]
-        guard let tasks = opendir("/proc/\(process.pid)/task") else { return counts }
+    /// Per live thread, by thread id: context switches (voluntary and not),
+    /// and nanoseconds on a CPU (schedstat).
+    func threadActivity() -> [String: (switches: Int, cpuNanoseconds: Int)] {
+        var activity: [String: (switches: Int, cpuNanoseconds: Int)] = [:]
+        guard let tasks = opendir("/proc/\(process.pid)/task") else { return activity }
         defer { closedir(tasks) }
         while let entry = readdir(tasks) {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
             guard name.first?.isNumber == true else { continue }
-            let path = "/proc/\(process.pid)/task/\(name)/status"
-            counts[name] = (ProcFile.firstNumber(in: path, key: "voluntary_ctxt_switches:") ?? 0)
-                + (ProcFile.firstNumber(in: path, key: "nonvoluntary_ctxt_switches:") ?? 0)
+            let folder = "/proc/\(process.pid)/task/\(name)/"
+            let switches = (ProcFile.firstNumber(in: folder + "status", key: "voluntary_ctxt_switches:") ?? 0)
+                + (ProcFile.firstNumber(in: folder + "status", key: "nonvoluntary_ctxt_switches:") ?? 0)
+            let onCPU = ProcFile.read(folder + "schedstat")?.split(separator: " ").first.flatMap { Int($0) } ?? 0
+            activity[name] = (switches, onCPU)
         }
-        return counts
+        return activity
     }
 
     /// User + system CPU seconds the daemon has used.

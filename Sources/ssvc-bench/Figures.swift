@@ -32,14 +32,18 @@ struct DaemonFigures {
         )
         guard apps == 1 else { return daemon.stop() }
 
-        let before = daemon.contextSwitches()
+        let before = daemon.threadActivity()
         sleep(UInt32(idleSeconds))
-        let after = daemon.contextSwitches()
-        let switches = after.reduce(0) { $0 + $1.value - (before[$1.key] ?? 0) }
+        let after = daemon.threadActivity()
+        let switches = after.reduce(0) { $0 + $1.value.switches - (before[$1.key]?.switches ?? 0) }
+        let busy = after.reduce(0) { $0 + $1.value.cpuNanoseconds - (before[$1.key]?.cpuNanoseconds ?? 0) }
+        let woken = after.filter { $0.value.switches != before[$0.key]?.switches }.count
         report(
-            "wake-ups while idle, 1 app", "\(switches) context switches in \(idleSeconds) s over \(after.count) threads",
+            "wake-ups while idle, 1 app",
+            "\(switches) context switches in \(idleSeconds) s, in \(woken) of \(after.count) threads, \(busy / 1_000) µs on a CPU",
             target: "0",
-            method: "sum of voluntary + involuntary context switches of every thread in /proc/PID/task, next check an hour away, no WATCHDOG_USEC"
+            method: "voluntary + involuntary context switches and schedstat run time of every thread in /proc/PID/task, "
+                + "next check an hour away, no WATCHDOG_USEC"
         )
         daemon.stop()
     }
