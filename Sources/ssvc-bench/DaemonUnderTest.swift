@@ -80,6 +80,24 @@ final class DaemonUnderTest {
          ProcFile.statusKiB(process.pid, "RssFile") ?? 0)
     }
 
+    /// Resident KiB per mapped file (its base name), and "anonymous" for
+    /// the heap, stacks and other memory of no file.
+    func residentByMapping() -> [(name: String, kibibytes: Int)] {
+        guard let smaps = ProcFile.read("/proc/\(process.pid)/smaps") else { return [] }
+        var sizes: [String: Int] = [:]
+        var current = "anonymous"
+        for line in smaps.split(separator: "\n") {
+            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+            if let first = fields.first, first.contains("-"), fields.count >= 5 {
+                let path = fields.count >= 6 ? String(fields[5]) : ""
+                current = path.hasPrefix("/") ? String(path.split(separator: "/").last ?? "") : "anonymous"
+            } else if fields.first == "Rss:", fields.count >= 2, let size = Int(fields[1]) {
+                sizes[current, default: 0] += size
+            }
+        }
+        return sizes.map { ($0.key, $0.value) }.sorted { $0.kibibytes > $1.kibibytes }
+    }
+
     var threads: Int { ProcFile.statusKiB(process.pid, "Threads") ?? 0 }
 
     /// Per live thread, by thread id: context switches (voluntary and not),

@@ -31,6 +31,12 @@ struct DaemonFigures {
             method: "release ssvcd, VmRSS 8 s after every app's first check over http://127.0.0.1 succeeded"
         )
         guard apps == 1 else { return daemon.stop() }
+        let parts = daemon.residentByMapping().filter { $0.kibibytes >= 100 }
+        report(
+            "idle RSS by mapping, 1 app", parts.map { "\($0.name) \(mebibytes($0.kibibytes))" }.joined(separator: ", ") + " MiB",
+            target: "≤ 10 MiB in all",
+            method: "Rss of each mapping in /proc/PID/smaps at the same moment, grouped by file; anonymous is heap, stacks and data"
+        )
 
         let before = daemon.threadActivity()
         sleep(UInt32(idleSeconds))
