@@ -2,6 +2,7 @@
 import Dispatch
 import FoundationEssentials
 import Logging
+import NIOCore
 import ServiceLifecycle
 import SSVCCore
 import SSVCSystemd
@@ -13,6 +14,10 @@ public enum DaemonMain {
 
     /// Runs until SIGTERM or SIGINT; returns the exit status.
     public static func run(overrides: ConfigurationLoader.Overrides, logTarget: LogTarget) async -> Int32 {
+        // One event-loop thread serves the socket and the fetches: NIO's
+        // default, a thread per core, would give a 64-core host 64 threads.
+        NIOSingletons.groupLoopCountSuggestion = 1
+        NIOSingletons.blockingPoolThreadCountSuggestion = 1
         LoggingSystem.bootstrap { _ in JournalLogHandler(identifier: "ssvcd", target: logTarget) }
         let logger = Logger(label: "ssvcd")
         let environment = ProcessEnvironment.variables()

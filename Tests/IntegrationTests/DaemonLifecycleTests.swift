@@ -22,6 +22,15 @@ struct DaemonLifecycleTests {
         }
     }
 
+    @Test("one event-loop thread, whatever the number of cores")
+    func oneEventLoopThread() throws {
+        let daemon = try controlDaemon()
+        let tasks = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(daemon.process.pid)/task")
+        let names = tasks.compactMap { try? String(contentsOfFile: "/proc/\(daemon.process.pid)/task/\($0)/comm", encoding: .utf8) }
+        #expect(names.filter { $0.hasPrefix("NIO-") }.count == 1, "threads: \(names)")
+        #expect(daemon.stop() == 0)
+    }
+
     @Test("sd_notify: READY=1 with STATUS, WATCHDOG=1 pings, STOPPING=1 on SIGTERM")
     func notify() throws {
         let folder = try TemporaryFolder()
