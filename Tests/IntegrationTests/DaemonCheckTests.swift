@@ -58,6 +58,18 @@ struct DaemonCheckTests {
         #expect(daemon.stop() == 0)
     }
 
+    @Test("SIGTERM with checks waiting for a slot: ssvcd stops at once, and the waiting ones never fetch")
+    func stopWhileWaiting() throws {
+        let server = try VersionServer(scenario: ["body": goodBody, "delay": 30])
+        let apps = (0..<20).map { appTable("app\($0)", url: server.url("/v")) }.joined(separator: "\n")
+        let daemon = try DaemonProcess(apps: apps)
+        #expect(daemon.wait(10) { server.requests().count == 8 }, "\(daemon.log)")
+        let started = Date()
+        #expect(daemon.stop() == 0)
+        #expect(Date().timeIntervalSince(started) < 5)
+        #expect(server.requests().count == 8)
+    }
+
     @Test("a restart resumes: an ETag is sent again and 304 keeps the stored response")
     func etag() throws {
         let server = try VersionServer(scenario: ["body": goodBody, "etag": "\"v1\""])

@@ -80,11 +80,9 @@ public actor CheckService: Service {
         for watcher in watchers.values { watcher.continuation.finish() }
         for timer in timers.values { timer.cancel() }
         timers = [:]
+        // Checks waiting for a slot get one as the cancelled ones end, see
+        // `stopping` and end at once.
         for task in inFlight.values { task.cancel() }
-        // Waiting checks go on, see `stopping` and end at once.
-        runningChecks += waitingChecks.count
-        for waiting in waitingChecks { waiting.resume() }
-        waitingChecks = []
         for task in inFlight.values { await task.value }
         save()
         await fetcher.shutdown()
