@@ -1,11 +1,14 @@
 // Writes a Swift file holding a text file's contents as a string constant,
 // so that a resource has exactly one source and needs no bundle at run time.
 // Usage: embed-text INPUT OUTPUT NAME
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
 
 let arguments = CommandLine.arguments
 guard arguments.count == 4 else {
-    FileHandle.standardError.write(Data("usage: embed-text INPUT OUTPUT NAME\n".utf8))
+    fputs("usage: embed-text INPUT OUTPUT NAME\n", stderr)
     exit(64)
 }
 let text = try String(contentsOfFile: arguments[1], encoding: .utf8)

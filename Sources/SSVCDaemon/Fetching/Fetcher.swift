@@ -1,5 +1,5 @@
 import AsyncHTTPClient
-import Foundation
+import FoundationEssentials
 import NIOCore
 import NIOHTTP1
 import NIOPosix
@@ -151,7 +151,7 @@ public final class Fetcher: Sendable {
         }
         if let error = error as? NIOSSLError {
             let text = "\(error)"
-            if text.contains("CERTIFICATE_VERIFY_FAILED") {
+            if text.firstRange(of: "CERTIFICATE_VERIFY_FAILED") != nil {
                 return "TLS\(target): the server's certificate is not trusted (certificate verify failed)"
             }
             return "TLS\(target): \(text)"

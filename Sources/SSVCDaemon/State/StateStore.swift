@@ -105,7 +105,7 @@ public struct StateStore: Sendable {
     }
 
     private func moveAside(now: Date, reason: String) throws(Failure) -> Recovery {
-        let stamp = RFC3339.format(now).replacingOccurrences(of: ":", with: "")
+        let stamp = String(RFC3339.format(now).filter { $0 != ":" })
         let target = "\(path).corrupt-\(stamp)"
         guard rename(path, target) == 0 else { throw failure("cannot move the unreadable \(path) aside (\(reason))") }
         return Recovery(movedTo: target, reason: reason)
@@ -136,14 +136,4 @@ public struct StateStore: Sendable {
         decoder.dateDecodingStrategy = .iso8601
         return decoder
     }()
-}
-
-extension String {
-    func replacingOccurrences(of target: Character, with replacement: String) -> String {
-        var result = ""
-        for character in self {
-            if character == target { result += replacement } else { result.append(character) }
-        }
-        return result
-    }
 }
