@@ -11,9 +11,15 @@ TEST_NEEDS := openssl:openssl python3:python3 /lib/systemd/systemd-journald:syst
 BENCH_NEEDS := curl:curl jq:jq
 # Release builds link the Swift runtime in, with lld: no exported symbols and
 # packed relative relocations leave less to load and relocate at start
-# (README, "Benchmarks"). Packed relocations need glibc 2.36.
+# (README, "Benchmark figures"). Packed relocations need glibc 2.36.
+# Foundation, CoreFoundation and ICU are not linked: dependencies import
+# Foundation but call only FoundationEssentials, and linking them anyway
+# starts CoreFoundation at every start. A dependency that needs them fails
+# to link here rather than costing memory unseen.
+NO_AUTOLINK   := Foundation CoreFoundation _FoundationICU FoundationInternationalization
 RELEASE_FLAGS := --static-swift-stdlib -Xswiftc -use-ld=lld \
-  -Xlinker --no-export-dynamic -Xlinker -z -Xlinker pack-relative-relocs -Xlinker --gc-sections
+  -Xlinker --no-export-dynamic -Xlinker -z -Xlinker pack-relative-relocs -Xlinker --gc-sections \
+  $(foreach library,$(NO_AUTOLINK),-Xswiftc -Xfrontend -Xswiftc -disable-autolink-library -Xswiftc -Xfrontend -Xswiftc $(library))
 
 PREFIX        ?= /usr
 DESTDIR       ?=
