@@ -89,10 +89,10 @@ enum CommandRunner {
 
         var output: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
-        let deadline = monotonicSeconds() + timeout
+        let deadline = MonotonicClock.seconds() + timeout
         var timedOut = false
         reading: while output.count < outputLimit {
-            let remaining = deadline - monotonicSeconds()
+            let remaining = deadline - MonotonicClock.seconds()
             if remaining <= 0 {
                 timedOut = true
                 break
@@ -123,11 +123,5 @@ enum CommandRunner {
 
     private static func failure(_ name: String, _ problem: String) -> VersionReader.Failure {
         VersionReader.Failure(description: "version-command \(name) \(problem)")
-    }
-
-    private static func monotonicSeconds() -> Double {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
     }
 }

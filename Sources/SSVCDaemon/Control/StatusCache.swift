@@ -1,4 +1,3 @@
-@preconcurrency import Glibc
 import NIOConcurrencyHelpers
 
 /// Encoded `GetStatus` replies, so that a poller is answered without a trip
@@ -31,7 +30,7 @@ public final class StatusCache: Sendable {
     var generation: Int { contents.withLockedValue { $0.generation } }
 
     func reply(for app: String?) -> [UInt8]? {
-        let now = Self.now()
+        let now = MonotonicClock.seconds()
         return contents.withLockedValue { contents in
             guard let entry = contents.entries[Self.key(app)], entry.expires > now else { return nil }
             return entry.reply
@@ -39,7 +38,7 @@ public final class StatusCache: Sendable {
     }
 
     func store(_ reply: [UInt8], for app: String?, generation: Int) {
-        let expires = Self.now() + lifetime
+        let expires = MonotonicClock.seconds() + lifetime
         contents.withLockedValue { contents in
             guard contents.generation == generation else { return }
             contents.entries[Self.key(app)] = Entry(reply: reply, expires: expires)
@@ -51,11 +50,5 @@ public final class StatusCache: Sendable {
             contents.generation += 1
             contents.entries.removeAll(keepingCapacity: true)
         }
-    }
-
-    private static func now() -> Double {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
     }
 }
