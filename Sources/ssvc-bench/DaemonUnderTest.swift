@@ -76,8 +76,8 @@ final class DaemonUnderTest {
 
     /// VmRSS, RssAnon and RssFile in KiB.
     func memory() -> (rss: Int, anonymous: Int, file: Int) {
-        (ProcFile.statusKiB(process.pid, "VmRSS") ?? 0, ProcFile.statusKiB(process.pid, "RssAnon") ?? 0,
-         ProcFile.statusKiB(process.pid, "RssFile") ?? 0)
+        (ProcFile.statusNumber(process.pid, "VmRSS") ?? 0, ProcFile.statusNumber(process.pid, "RssAnon") ?? 0,
+         ProcFile.statusNumber(process.pid, "RssFile") ?? 0)
     }
 
     /// Resident KiB per mapped file (its base name), and "anonymous" for
@@ -98,7 +98,7 @@ final class DaemonUnderTest {
         return sizes.map { ($0.key, $0.value) }.sorted { $0.kibibytes > $1.kibibytes }
     }
 
-    var threads: Int { ProcFile.statusKiB(process.pid, "Threads") ?? 0 }
+    var threads: Int { ProcFile.statusNumber(process.pid, "Threads") ?? 0 }
 
     /// Per live thread, by thread id: context switches (voluntary and not),
     /// and nanoseconds on a CPU (schedstat).

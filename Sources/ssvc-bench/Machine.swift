@@ -42,11 +42,12 @@ enum ProcFile {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// `Name:  value kB` lines of /proc/PID/status, as kibibytes.
-    static func statusKiB(_ pid: pid_t, _ name: String) -> Int? {
+    /// The number on a `Name:  value [kB]` line of /proc/PID/status.
+    static func statusNumber(_ pid: pid_t, _ name: String) -> Int? {
         firstNumber(in: "/proc/\(pid)/status", key: name + ":")
     }
 
+    /// The first number after `key` on the first line that starts with it.
     static func firstNumber(in path: String, key: String) -> Int? {
         guard let text = read(path) else { return nil }
         for line in text.split(separator: "\n") where line.hasPrefix(key) {
