@@ -66,8 +66,8 @@ struct Evaluate: ParsableCommand {
         } catch {
             throw ValidationError("--version: \(error)")
         }
-        for item in property where !(item.split(separator: "=", maxSplits: 1).count == 2 && item.first != "=") {
-            throw ValidationError("--property '\(item)': expected KEY=VALUE")
+        for item in property where Self.keyAndValue(item) == nil {
+            throw ValidationError("--property '\(item)': expected KEY=VALUE (the value may be empty)")
         }
         if let url, !["https://", "http://", "file://"].contains(where: { url.hasPrefix($0) }) {
             throw ValidationError("--url '\(url)': expected an https, http or file URL")
@@ -104,9 +104,8 @@ struct Evaluate: ParsableCommand {
         if let language { locale.language = language }
         if let country { locale.country = country }
         var properties: [String: String] = [:]
-        for item in property {
-            let parts = item.split(separator: "=", maxSplits: 1)
-            properties[String(parts[0])] = String(parts[1])
+        for case let (key, value)? in property.map(Self.keyAndValue) {
+            properties[key] = value
         }
         return EvaluationContext(
             running: RunningVersion(key: versionKey, configuredNumber: versionNumber, scheme: scheme),
@@ -117,5 +116,12 @@ struct Evaluate: ParsableCommand {
             now: now.flatMap(RFC3339.parse) ?? Date(),
             minimumReleaseAgeDays: minReleaseAgeDays
         )
+    }
+
+    /// `KEY=VALUE` split at the first `=`; nil without one or without a key.
+    /// An empty value is a value: Turkcell's `''` and `!''` rules test it.
+    static func keyAndValue(_ item: String) -> (key: String, value: String)? {
+        guard let equals = item.firstIndex(of: "="), equals != item.startIndex else { return nil }
+        return (String(item[..<equals]), String(item[item.index(after: equals)...]))
     }
 }

@@ -139,6 +139,7 @@ struct EvaluateCommandTests {
         ["evaluate", "--response", "-"],
         ["evaluate", "--response", "-", "--version", "1.0", "--format", "xml"],
         ["evaluate", "--response", "-", "--version", "1.0", "--property", "novalue"],
+        ["evaluate", "--response", "-", "--version", "1.0", "--property", "=nokey"],
         ["evaluate", "--response", "-", "--version", "1.0", "--url", "ftp://h/c"],
         ["evaluate", "--response", "-", "--version", "1.0", "--now", "yesterday"],
         ["evaluate", "--response", "-", "--version", "1.0", "--version-scheme", "semver"],

@@ -30,6 +30,23 @@ struct EvaluateFormatsTests {
         #expect(result.status == status, "\(result.standardError)")
     }
 
+    @Test("--property KEY= sets an empty value, which '' matches and !'' refuses", arguments: [
+        (#"{"x-channel":"''"}"#, Int32(10)),
+        (#"{"x-channel":"!''"}"#, 0),
+        (#"{"x-channel":"beta"}"#, 0),
+    ])
+    func emptyPropertyValue(filters: String, status: Int32) throws {
+        let result = try turkcell(filters, ["--version", "1.0", "--property", "x-channel="])
+        #expect(result.status == status, "\(result.standardError)")
+        #expect(result.standardError.isEmpty, "\(result.standardError)")
+    }
+
+    @Test("--property splits at the first '=': the rest, '=' included, is the value")
+    func propertyValueWithEquals() throws {
+        let result = try turkcell(#"{"x-query":"a=b"}"#, ["--version", "1.0", "--property", "x-query=a=b"])
+        #expect(result.status == 10, "\(result.standardError)")
+    }
+
     @Test("--json shows the description and the messages that would be shown")
     func jsonDescriptionAndMessages() throws {
         let document = #"""
