@@ -27,7 +27,7 @@ public enum DaemonMain {
             configuration = try ConfigurationLoader.load(overrides, environment: environment)
         } catch {
             logger.configurationError(error)
-            if logTarget.usesJournal { StandardError.writeLine("ssvcd: \(error.description)") }
+            if echoesToStandardError(logTarget) { StandardError.writeLine("ssvcd: \(error.description)") }
             return configurationErrorExit
         }
 
@@ -37,7 +37,7 @@ public enum DaemonMain {
             loaded = try store.load(now: Date())
         } catch {
             logger.critical("cannot use the state directory: \(error)", metadata: ["SSVC_ERROR": "\(error)"])
-            if logTarget.usesJournal { StandardError.writeLine("ssvcd: cannot use the state directory: \(error)") }
+            if echoesToStandardError(logTarget) { StandardError.writeLine("ssvcd: cannot use the state directory: \(error)") }
             return 73  // EX_CANTCREAT
         }
         if let recovery = loaded.recovery {
@@ -59,7 +59,7 @@ public enum DaemonMain {
             )
         } catch {
             logger.critical("\(error.description)", metadata: ["SSVC_ERROR": "\(error.description)"])
-            if logTarget.usesJournal { StandardError.writeLine("ssvcd: \(error.description)") }
+            if echoesToStandardError(logTarget) { StandardError.writeLine("ssvcd: \(error.description)") }
             await service.discard()
             return 1
         }
@@ -84,6 +84,14 @@ public enum DaemonMain {
             return 1
         }
         return 0
+    }
+
+    /// Whether a fatal start error, already in the journal, is also written
+    /// to standard error for whoever started ssvcd by hand: not when the
+    /// journal is standard error (under systemd), and not when standard
+    /// error is where every entry goes anyway.
+    static func echoesToStandardError(_ target: LogTarget) -> Bool {
+        target.usesJournal && !Journal.isStandardErrorJournalStream
     }
 
     /// A signal source for `number` whose handler runs on a global queue.

@@ -11,6 +11,19 @@ public enum Journal {
         return stat(socketPath, &info) == 0 && (info.st_mode & S_IFMT) == S_IFSOCK
     }
 
+    /// Whether standard error is a journal stream already: systemd sets
+    /// `JOURNAL_STREAM=device:inode` for a service's standard streams. A
+    /// line written there besides a native entry would be the same event
+    /// twice, once without fields.
+    public static var isStandardErrorJournalStream: Bool {
+        guard let value = getenv("JOURNAL_STREAM").map({ String(cString: $0) }) else { return false }
+        let parts = value.split(separator: ":")
+        guard parts.count == 2, let device = UInt64(parts[0]), let inode = UInt64(parts[1]) else { return false }
+        var info = stat()
+        guard fstat(STDERR_FILENO, &info) == 0 else { return false }
+        return UInt64(info.st_dev) == device && UInt64(info.st_ino) == inode
+    }
+
     /// Sends one entry of `NAME=value` fields; false when journald did not take it.
     /// Field names must be valid (see `fieldName(_:)`); values may hold any bytes.
     @discardableResult

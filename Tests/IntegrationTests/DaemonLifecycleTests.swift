@@ -22,6 +22,25 @@ struct DaemonLifecycleTests {
         }
     }
 
+    @Test("under systemd, whose journal is standard error, a start error is one journal entry and no stderr line", JournalTrait())
+    func startErrorOnceUnderSystemd() throws {
+        let folder = try TemporaryFolder()
+        let path = try folder.file("ssvcd.toml", "[daemon]\nbogus = 1\n")
+        let errors = folder.url.appendingPathComponent("stderr").path
+        let ssvcd = try Executable.path("ssvcd")
+        let script = """
+            exec 2>'\(errors)'
+            JOURNAL_STREAM=$(stat -c %d:%i '\(errors)') '\(ssvcd)' --config '\(path)' --log-target journal
+            """
+        let result = try Executable.shell(script)
+        #expect(result.status == 78)
+        #expect(try String(contentsOfFile: errors, encoding: .utf8) == "")
+        // Started by hand (no JOURNAL_STREAM), the same error is echoed once.
+        let byHand = try Executable.run("ssvcd", ["--config", path, "--log-target", "journal"])
+        #expect(byHand.status == 78)
+        #expect(byHand.standardError.split(separator: "\n").count == 1, "\(byHand.standardError)")
+    }
+
     @Test("one event-loop thread, whatever the number of cores")
     func oneEventLoopThread() throws {
         let daemon = try controlDaemon()

@@ -6,7 +6,7 @@ import Testing
 /// (suites run in parallel) and stopped when the last one is done. In CI
 /// (`CI=true`) a journal that cannot be had fails the suite rather than
 /// skipping it.
-struct JournalTrait: SuiteTrait, TestScoping {
+struct JournalTrait: SuiteTrait, TestTrait, TestScoping {
     func provideScope(for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void) async throws {
         try SharedJournal.shared.acquire()
         defer { SharedJournal.shared.release() }
