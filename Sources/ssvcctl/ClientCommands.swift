@@ -44,7 +44,7 @@ func explain(_ error: VarlinkClient.Failure) -> String {
     case "io.ssvc.Daemon.NoSuchApp":
         return "no such app: \((try? parameters.member("app")?.string()) ?? "")"
     case "io.ssvc.Daemon.PermissionDenied":
-        return "permission denied: check and reload need root or membership of the daemon's control-group"
+        return "permission denied: check and reload need root, the daemon's own user, or membership of its control-group"
     case "io.ssvc.Daemon.InvalidConfiguration":
         return "the new configuration is invalid; the running one stays: \((try? parameters.member("reason")?.string()) ?? "")"
     default:
@@ -108,9 +108,26 @@ struct Reload: ParsableCommand {
 
     @OptionGroup var client: ClientOptions
 
+    @Flag(name: .shortAndLong, help: ArgumentHelp(
+        "Print nothing when the daemon reloads or refuses the new configuration: it journals why itself.",
+        discussion: "For the unit's ExecReload=, whose output would reach the journal as lines without fields."
+    ))
+    var quiet = false
+
     func run() throws {
-        _ = try request(try client.connect(), "Reload")
-        print("configuration reloaded")
+        let connection = try client.connect()
+        do {
+            _ = try connection.call("io.ssvc.Daemon.Reload", parameters: [:], more: false)
+        } catch {
+            if !(quiet && Self.isRefusal(error)) { StandardError.writeLine("ssvcctl: \(explain(error))") }
+            throw ExitStatus.failure
+        }
+        if !quiet { print("configuration reloaded") }
+    }
+
+    private static func isRefusal(_ error: VarlinkClient.Failure) -> Bool {
+        if case .remote(name: "io.ssvc.Daemon.InvalidConfiguration", parameters: _) = error { return true }
+        return false
     }
 }
 

@@ -169,7 +169,7 @@ struct ControlProtocolTests {
         #expect(status.standardOutput.contains("alpha"))
         let check = try Executable.run("/usr/bin/setpriv", asNobody + ["check"])
         #expect(check.status == 1)
-        #expect(check.standardError == "ssvcctl: permission denied: check and reload need root or membership of the daemon's control-group\n")
+        #expect(check.standardError == "ssvcctl: permission denied: check and reload need root, the daemon's own user, or membership of its control-group\n")
         let reload = try Executable.run("/usr/bin/setpriv", asNobody + ["reload"])
         #expect(reload.status == 1)
         #expect(reload.standardError.contains("permission denied"))
@@ -206,6 +206,27 @@ struct ControlProtocolTests {
         #expect(down.status == 1)
         #expect(down.standardError.contains("cannot connect to \(daemon.socketPath)"))
         #expect(down.standardError.contains("is ssvcd running?"))
+    }
+
+    @Test("ssvcctl reload --quiet prints nothing for a reload or a refused configuration, and says the rest")
+    func quietReload() throws {
+        let daemon = try controlDaemon()
+        let done = try Executable.run("ssvcctl", ["--socket", daemon.socketPath, "reload", "--quiet"])
+        #expect(done.status == 0)
+        #expect(done.standardOutput.isEmpty && done.standardError.isEmpty, "\(done.standardOutput)\(done.standardError)")
+        let apps = daemon.folder.url.appendingPathComponent("apps.d").path
+        try FileManager.default.createDirectory(atPath: apps, withIntermediateDirectories: true)
+        try "url = \"https://x/\"\nversion = \"1\"\nschedule = \"fortnightly\"\n".write(toFile: apps + "/x.toml", atomically: true, encoding: .utf8)
+        let refused = try Executable.run("ssvcctl", ["--socket", daemon.socketPath, "reload", "--quiet"])
+        #expect(refused.status == 1)
+        #expect(refused.standardOutput.isEmpty && refused.standardError.isEmpty, "\(refused.standardError)")
+        let loud = try Executable.run("ssvcctl", ["--socket", daemon.socketPath, "reload"])
+        #expect(loud.status == 1)
+        #expect(loud.standardError.contains("the new configuration is invalid"), "\(loud.standardError)")
+        #expect(daemon.stop() == 0)
+        let gone = try Executable.run("ssvcctl", ["--socket", daemon.socketPath, "reload", "--quiet"])
+        #expect(gone.status == 1)
+        #expect(gone.standardError.contains("cannot connect"), "\(gone.standardError)")
     }
 
     @Test("ssvcctl gives up on a daemon that never answers")

@@ -22,10 +22,14 @@ public struct PeerCredentials: Sendable, Equatable {
         return credentials.map { PeerCredentials(pid: $0.pid, uid: $0.uid, gid: $0.gid) }
     }
 
-    /// Root, or a member of `group` (primary or supplementary, as the peer
-    /// process holds them now, from /proc).
-    func isAllowed(group: UInt32?) -> Bool {
-        if uid == 0 { return true }
+    /// Root, the daemon's own user, or a member of `group` (primary or
+    /// supplementary, as the peer process holds them now, from /proc).
+    ///
+    /// The daemon's own user could signal or trace the daemon anyway; under
+    /// systemd it is the unit's `ExecReload=ssvcctl reload`, which runs in
+    /// the sandbox as the unit's dynamic user.
+    func isAllowed(group: UInt32?, ownUID: UInt32 = getuid()) -> Bool {
+        if uid == 0 || uid == ownUID { return true }
         guard let group else { return false }
         if gid == group { return true }
         guard let bytes = try? BoundedReader.read(path: "/proc/\(pid)/status", limit: 64 * 1024) else { return false }
