@@ -100,7 +100,7 @@ install: $(if $(NO_BUILD),,binaries)
 	install -D -m 755 $(BIN_DIR)/ssvcd $(DESTDIR)$(PREFIX)/bin/ssvcd
 	install -D -m 755 $(BIN_DIR)/ssvcctl $(DESTDIR)$(PREFIX)/bin/ssvcctl
 	install -d -m 755 $(DESTDIR)$(UNIT_DIR)
-	sed 's|/usr/bin/ssvcd|$(PREFIX)/bin/ssvcd|' systemd/ssvcd.service > $(DESTDIR)$(UNIT_DIR)/ssvcd.service
+	sed 's|/usr/bin/ssvc|$(PREFIX)/bin/ssvc|g' systemd/ssvcd.service > $(DESTDIR)$(UNIT_DIR)/ssvcd.service
 	chmod 644 $(DESTDIR)$(UNIT_DIR)/ssvcd.service
 	install -D -m 644 systemd/ssvcd.socket $(DESTDIR)$(UNIT_DIR)/ssvcd.socket
 	install -D -m 644 systemd/ssvcd.catalog $(DESTDIR)$(CATALOG_DIR)/ssvcd.catalog

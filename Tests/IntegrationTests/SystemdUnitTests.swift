@@ -34,14 +34,15 @@ struct SystemdUnitTests {
         let local = try install(prefix: "/usr/local")
         let unit = try String(contentsOf: local.url.appendingPathComponent("lib/systemd/system/ssvcd.service"), encoding: .utf8)
         #expect(unit.contains("ExecStart=/usr/local/bin/ssvcd\n"))
+        #expect(unit.contains("ExecReload=/usr/local/bin/ssvcctl reload --quiet\n"))
         #expect(FileManager.default.fileExists(atPath: local.url.appendingPathComponent("usr/local/bin/ssvcctl").path))
     }
 
-    /// A root systemd can judge the units in: its targets, and /bin/kill for ExecReload.
+    /// A root systemd can judge the units in: its targets and slices.
     func systemdRoot() throws -> TemporaryFolder {
         let root = try install()
         let units = root.url.appendingPathComponent("lib/systemd/system").path
-        let copy = try Executable.shell("cp /lib/systemd/system/*.target /lib/systemd/system/*.slice '\(units)/' && mkdir -p '\(root.url.path)/bin' && cp /bin/kill '\(root.url.path)/bin/'")
+        let copy = try Executable.shell("cp /lib/systemd/system/*.target /lib/systemd/system/*.slice '\(units)/'")
         try #require(copy.status == 0, "\(copy.standardError)")
         return root
     }
