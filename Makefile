@@ -6,7 +6,10 @@ BUILD_DIR  := .build/debug
 RUN_DIR    := $(CURDIR)/run
 APT_NEEDS  := libsystemd-dev pkg-config
 # What the tests run besides the build: command → the Debian package that has it.
-TEST_NEEDS := openssl:openssl python3:python3 /lib/systemd/systemd-journald:systemd journalctl:systemd
+TEST_NEEDS := openssl:openssl python3:python3 /lib/systemd/systemd-journald:systemd journalctl:systemd \
+  systemd-nspawn:systemd-container debootstrap:debootstrap nsenter:util-linux
+# The booted-system suite's Debian trees (debootstrap), kept between runs.
+SSVC_TREES ?= /var/tmp/ssvc-trees
 # What the benchmark compares ssvcd with.
 BENCH_NEEDS := curl:curl jq:jq
 # Release builds link the Swift runtime in, with lld: no exported symbols and
@@ -37,7 +40,7 @@ DEB_FILE      ?= $(CURDIR)/.build/ssvc_$(VERSION)_$(ARCH).deb
 # dpkg-deb's compressor: xz for a release; the tests use none.
 DEB_COMPRESS  ?= xz
 
-.PHONY: all deps test-deps build binaries install deb bench test run clean
+.PHONY: all deps test-deps build binaries install deb bench test test-systemd run clean
 
 # Installs the Debian packages in $(1) with apt-get, as root or through sudo.
 define apt_install
@@ -76,9 +79,19 @@ test-deps: deps
 build: deps
 	$(SWIFT) build
 
+# Every test. The booted-system suite installs the release package, so
+# that is built too (about 10 minutes the first time on 2 cores).
 test: test-deps
 	$(SWIFT) build --build-tests
-	SSVC_BIN_DIR=$(CURDIR)/$(BUILD_DIR) $(SWIFT) test --skip-build
+	$(MAKE) --no-print-directory deb
+	SSVC_BIN_DIR=$(CURDIR)/$(BUILD_DIR) SSVC_DEB=$(DEB_FILE) SSVC_TREES=$(SSVC_TREES) $(SWIFT) test --skip-build
+
+# The package under systemd as PID 1 (systemd-nspawn --boot), alone.
+test-systemd: test-deps
+	$(SWIFT) build --build-tests
+	$(MAKE) --no-print-directory deb
+	SSVC_BIN_DIR=$(CURDIR)/$(BUILD_DIR) SSVC_DEB=$(DEB_FILE) SSVC_TREES=$(SSVC_TREES) \
+	  $(SWIFT) test --skip-build --filter BootedSystemTests
 
 # ssvcd in the foreground on the demo configuration, with state and socket
 # under run/. The demo's servers are the bundled documents in etc/demo/.

@@ -16,17 +16,20 @@ final class VersionServer {
             .deletingLastPathComponent().appendingPathComponent("Fixtures/version_server.py").path
     }
 
-    init(scenario: [String: Any] = ["body": "{}"], tls: TestCertificates? = nil) throws {
+    /// `networkOf` runs the server in the network namespace of that
+    /// process (a booted container's PID 1), on that namespace's loopback.
+    init(scenario: [String: Any] = ["body": "{}"], tls: TestCertificates? = nil, networkOf: pid_t? = nil) throws {
         folder = try TemporaryFolder()
         scenarioPath = folder.url.appendingPathComponent("scenario.json").path
         logPath = folder.url.appendingPathComponent("requests.log").path
         let portFile = folder.url.appendingPathComponent("port").path
         FileManager.default.createFile(atPath: logPath, contents: Data())
-        var arguments = ["python3", Self.fixture, "--scenario", scenarioPath, "--log", logPath, "--port-file", portFile]
-        if let tls { arguments += ["--cert", tls.serverCertificate, "--key", tls.serverKey] }
+        var command = ["/usr/bin/env", "python3", Self.fixture, "--scenario", scenarioPath, "--log", logPath, "--port-file", portFile]
+        if let tls { command += ["--cert", tls.serverCertificate, "--key", tls.serverKey] }
+        if let networkOf { command = ["/usr/bin/nsenter", "--target=\(networkOf)", "--net", "--"] + command }
         scheme = tls == nil ? "http" : "https"
         try JSONSerialization.data(withJSONObject: scenario).write(to: URL(fileURLWithPath: scenarioPath))
-        process = try Spawned("/usr/bin/env", arguments)
+        process = try Spawned(command[0], Array(command.dropFirst()))
         let deadline = Date().addingTimeInterval(10)
         var found: Int?
         while Date() < deadline, process.isRunning {

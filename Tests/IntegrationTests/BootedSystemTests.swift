@@ -1,0 +1,284 @@
+import Foundation
+import SSVCCore
+import Testing
+
+/// The release package that `make deb` builds, installed with `dpkg -i` on
+/// Debian systems booted with systemd as PID 1 (`systemd-nspawn --boot`),
+/// and driven as an operator drives it: socket activation, checks, the
+/// journal and its catalog, reloads good and bad, an unprivileged user, the
+/// watchdog, stop, the sandbox's rating, purge; and on trixie, systemd's own
+/// Varlink client.
+///
+/// `make test` and `make test-systemd` build the package and name it in
+/// `SSVC_DEB`. Without it the suite does not run, except in CI, where it
+/// fails: it never skips there.
+@Suite(
+    "the package under a real systemd (PID 1)", .serialized,
+    .enabled(if: releasePackage != nil || ProcessInfo.processInfo.environment["CI"] == "true", "needs SSVC_DEB: run make test-systemd")
+)
+struct BootedSystemTests {
+    static let socket = "/run/ssvc/io.ssvc.Daemon"
+    static let latest = #"{"SSVCLatestVersionKey":"1.1","SSVCMinimumSupportedVersionNumber":0}"#
+
+    @Test("an operator's day on Debian 12 (systemd 252) and Debian 13 (systemd 257)", arguments: ["bookworm", "trixie"])
+    func operatorsDay(suite: String) throws {
+        let deb = try #require(releasePackage, "SSVC_DEB names no package: run make test or make test-systemd")
+        try #require(FileManager.default.fileExists(atPath: deb), "no package at \(deb)")
+        let logs = try TemporaryFolder()
+        let folder = URL(fileURLWithPath: deb).deletingLastPathComponent().path
+        let file = URL(fileURLWithPath: deb).lastPathComponent
+        let system = try BootedSystem(suite: suite, bindReadOnly: [(folder, "/mnt/ssvc")], logFolder: logs)
+        defer { system.shutdown() }
+        let day = OperatorsDay(system: system, server: try VersionServer(scenario: ["body": Self.latest], networkOf: system.leader))
+
+        try day.install("/mnt/ssvc/\(file)")
+        try day.activateThroughSocket()
+        try day.checkAndJournal()
+        try day.reloads()
+        try day.unprivilegedUser()
+        if suite == "trixie" { try day.varlinkctl() }
+        try day.watchdog()
+        try day.stopAndRating()
+        try day.purge()
+    }
+}
+
+/// The package `make deb` built, named by the Makefile in `SSVC_DEB`.
+private let releasePackage = ProcessInfo.processInfo.environment["SSVC_DEB"].flatMap { $0.isEmpty ? nil : $0 }
+
+/// The steps of `BootedSystemTests`, in the order an operator meets them.
+struct OperatorsDay {
+    let system: BootedSystem
+    let server: VersionServer
+
+    /// Runs a shell script in the container; the result, with what it printed.
+    @discardableResult
+    func sh(_ script: String, timeout: Int = 60) throws -> CommandResult {
+        try system.shell(script, timeout: timeout)
+    }
+
+    func output(_ script: String) throws -> String {
+        try sh(script).standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// Polls `condition` for up to `seconds`.
+    func wait(_ seconds: Double = 15, until condition: () throws -> Bool) rethrows -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if try condition() { return true }
+            Thread.sleep(forTimeInterval: 0.2)
+        }
+        return try condition()
+    }
+
+    /// `ssvcctl status --json` as root: app name → App.
+    func apps(user: String? = nil) throws -> [String: [String: Any]] {
+        let result = try system.run(["ssvcctl", "status", "--json"], user: user)
+        guard let object = try? JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any],
+              let apps = object["apps"] as? [[String: Any]]
+        else { return [:] }
+        return Dictionary(apps.compactMap { app in (app["name"] as? String).map { ($0, app) } }) { first, _ in first }
+    }
+
+    /// The journal entries of the service as JSON objects (`filters` are journalctl matches).
+    func journal(_ filters: String = "") throws -> [[String: Any]] {
+        let result = try sh("journalctl -o json --no-pager _SYSTEMD_UNIT=ssvcd.service \(filters)")
+        return result.standardOutput.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+    }
+
+    func mainPID() throws -> String { try output("systemctl show -p MainPID --value ssvcd.service") }
+
+    func install(_ deb: String) throws {
+        let install = try sh("dpkg -i \(deb)")
+        try #require(install.status == 0, "dpkg -i: \(install.standardOutput) \(install.standardError)")
+        #expect(try output("systemctl is-enabled ssvcd.socket ssvcd.service") == "enabled\nenabled")
+        #expect(try output("systemctl is-active ssvcd.socket") == "active")
+        // The socket's folder is a plain folder anyone may enter, not a
+        // link into /run/private.
+        #expect(try output("stat -c '%F %a %U' /run/ssvc") == "directory 755 root")
+        #expect(try output("stat -c '%F %a' \(BootedSystemTests.socket)") == "socket 666")
+    }
+
+    /// An app dropped in; the daemon stopped; the first `ssvcctl status`
+    /// starts it again through the socket, on the new configuration.
+    func activateThroughSocket() throws {
+        try sh("""
+            printf '[daemon]\\nmin-interval-seconds = 0\\n' > /etc/ssvc/ssvcd.toml
+            printf 'url = "\(server.url("/billing"))"\\nversion = "1.0"\\n' > /etc/ssvc/apps.d/billing.toml
+            systemctl stop ssvcd.service
+            """)
+        #expect(try output("systemctl is-active ssvcd.service") == "inactive")
+        #expect(try output("systemctl is-active ssvcd.socket") == "active")
+        let status = try system.run(["ssvcctl", "status", "billing"])
+        #expect(status.status == 0, "\(status.standardOutput) \(status.standardError)")
+        #expect(status.standardOutput.contains("billing"), "\(status.standardOutput)")
+        #expect(try output("systemctl is-active ssvcd.service") == "active")
+        // Never checked: the first check is spread over the first-check window.
+        #expect(try apps()["billing"]?["nextCheckReason"] as? String == "first-check")
+        #expect(server.requests().isEmpty)
+
+        // A dynamic user, with the state under /var/lib/private.
+        let uid = try #require(Int(try output("stat -c %u /proc/$(systemctl show -p MainPID --value ssvcd.service)")))
+        #expect((61184...65519).contains(uid), "ssvcd runs as uid \(uid)")
+        #expect(try output("stat -c '%F' /var/lib/private/ssvc; readlink /var/lib/ssvc") == "directory\nprivate/ssvc")
+    }
+
+    func checkAndJournal() throws {
+        let check = try system.run(["ssvcctl", "check", "billing"])
+        #expect(check.status == 10, "\(check.standardOutput) \(check.standardError)")
+        #expect(server.requests().count == 1)
+        #expect(try sh("grep -q '\"billing\"' /var/lib/private/ssvc/state.json").status == 0)
+
+        let id = MessageID.updateAvailable.rawValue
+        let entries = try journal("SSVC_APP=billing MESSAGE_ID=\(id)")
+        let entry = try #require(entries.last, "no update-available entry for billing in the journal")
+        #expect(entry["PRIORITY"] as? String == "5")
+        #expect(entry["SYSLOG_IDENTIFIER"] as? String == "ssvcd")
+        #expect(entry["SSVC_STATUS"] as? String == "update-available")
+        #expect(entry["SSVC_CURRENT_VERSION"] as? String == "1.0")
+        #expect(entry["SSVC_LATEST_VERSION"] as? String == "1.1")
+        #expect(entry["SSVC_URL"] as? String == server.url("/billing"))
+        #expect(entry["SSVC_CONSECUTIVE_FAILURES"] as? String == "0")
+        #expect((entry["SSVC_NEXT_CHECK"] as? String)?.hasSuffix("Z") == true)
+        let explained = try output("journalctl -x --no-pager -u ssvcd.service MESSAGE_ID=\(id)")
+        #expect(explained.contains("Subject: An update is available for billing"), "\(explained)")
+        #expect(explained.contains("offers 1.1 of"), "\(explained)")
+    }
+
+    /// `systemctl reload` with a new app, then with a broken app file.
+    func reloads() throws {
+        try sh("printf 'url = \"\(server.url("/agent"))\"\\nversion = \"2.0\"\\n' > /etc/ssvc/apps.d/agent.toml")
+        let pid = try mainPID()
+        #expect(try sh("systemctl reload ssvcd.service").status == 0)
+        #expect(try wait { try apps().keys.sorted() == ["agent", "billing"] }, "the new app after a reload")
+
+        try sh("printf 'url = \"\(server.url("/x"))\"\\nversion = \"1\"\\nschedule = \"fortnightly\"\\n' > /etc/ssvc/apps.d/broken.toml")
+        // ExecReload waits for the answer: the reload job fails.
+        #expect(try sh("systemctl reload ssvcd.service").status != 0)
+        let id = MessageID.configurationError.rawValue
+        #expect(try wait {
+            try journal("MESSAGE_ID=\(id)").contains { ($0["MESSAGE"] as? String)?.contains("broken.toml: schedule") == true }
+        }, "the configuration error in the journal")
+        #expect(try output("systemctl is-active ssvcd.service") == "active")
+        #expect(try mainPID() == pid)
+        #expect(try apps().keys.sorted() == ["agent", "billing"], "the running configuration is kept")
+        try sh("rm /etc/ssvc/apps.d/broken.toml")
+    }
+
+    /// A user who is neither root nor in control-group reads and watches,
+    /// and is refused Check and Reload.
+    func unprivilegedUser() throws {
+        let status = try system.run(["ssvcctl", "status", "billing"], user: "nobody")
+        #expect(status.status == 10, "\(status.standardOutput) \(status.standardError)")
+        try sh("runuser -u nobody -- timeout 20 ssvcctl watch --json > /tmp/watch.nobody 2>&1 &")
+        Thread.sleep(forTimeInterval: 1)
+        #expect(try system.run(["ssvcctl", "check", "agent"]).status == 0)
+        #expect(try wait { try output("cat /tmp/watch.nobody").contains(#""name":"agent""#) }, "nobody's watch saw the check")
+        for mutating in [["check", "billing"], ["reload"]] {
+            let refused = try system.run(["ssvcctl"] + mutating, user: "nobody")
+            #expect(refused.status == 1)
+            #expect(refused.standardError.contains("permission denied"), "\(refused.standardError)")
+        }
+    }
+
+    /// systemd 257's own Varlink client against the socket.
+    func varlinkctl() throws {
+        let socket = BootedSystemTests.socket
+        let info = try sh("varlinkctl info \(socket)")
+        #expect(info.status == 0, "\(info.standardError)")
+        #expect(info.standardOutput.contains("io.ssvc.Daemon"), "\(info.standardOutput)")
+        let introspect = try sh("varlinkctl introspect \(socket) io.ssvc.Daemon")
+        #expect(introspect.status == 0, "\(introspect.standardError)")
+        #expect(introspect.standardOutput.contains("method GetStatus"), "\(introspect.standardOutput)")
+        let call = try sh("varlinkctl call \(socket) io.ssvc.Daemon.GetStatus '{\"app\":\"billing\"}'")
+        #expect(call.status == 0, "\(call.standardError)")
+        #expect(call.standardOutput.contains("\"update-available\""), "\(call.standardOutput)")
+
+        try sh("timeout 20 varlinkctl call --more \(socket) io.ssvc.Daemon.Watch '{}' > /tmp/watch.varlinkctl 2>&1 &")
+        Thread.sleep(forTimeInterval: 1)
+        #expect(try system.run(["ssvcctl", "check", "billing"]).status == 10)
+        #expect(try wait { try output("cat /tmp/watch.varlinkctl").contains("\"check\"") }, "varlinkctl's Watch saw the check")
+
+        let pid = try mainPID()
+        let bad = try sh("varlinkctl call \(socket) io.ssvc.Daemon.GetStatus '{\"app\":5}'")
+        #expect(bad.status != 0)
+        #expect(bad.standardError.contains("InvalidParameter"), "\(bad.standardError)")
+        #expect(try system.run(["ssvcctl", "status"]).status == 10, "the daemon carries on")
+        #expect(try mainPID() == pid)
+    }
+
+    /// A hung daemon is killed by the watchdog and restarted; the stored
+    /// result answers at once, without a fetch; idle, nothing restarts it.
+    func watchdog() throws {
+        try sh("""
+            mkdir -p /etc/systemd/system/ssvcd.service.d
+            printf '[Service]\\nWatchdogSec=2s\\nTimeoutAbortSec=2s\\n' > /etc/systemd/system/ssvcd.service.d/watchdog.conf
+            systemctl daemon-reload
+            systemctl restart ssvcd.service
+            """)
+        let before = try #require(try apps()["billing"]?["lastCheck"] as? String)
+        let requests = server.requests().count
+        let restarts = try output("systemctl show -p NRestarts --value ssvcd.service")
+        let hung = try mainPID()
+        #expect(try sh("kill -STOP \(hung)").status == 0)
+        #expect(try wait(30) {
+            let now = try mainPID()
+            let active = try output("systemctl is-active ssvcd.service") == "active"
+            return now != hung && now != "0" && active
+        }, "the watchdog restarted the daemon")
+        #expect(try output("systemctl show -p NRestarts --value ssvcd.service") == String((Int(restarts) ?? 0) + 1))
+        let timeout = try output("journalctl --no-pager -u ssvcd.service -g 'Watchdog timeout'")
+        #expect(!timeout.isEmpty, "systemd logged the watchdog timeout")
+        let after = try apps()["billing"]
+        #expect(after?["lastCheck"] as? String == before)
+        #expect(after?["status"] as? String == "update-available")
+        #expect(server.requests().count == requests, "no fetch after the restart")
+
+        // Idle with a 2 s watchdog: the pings keep it alive.
+        let alive = try mainPID()
+        Thread.sleep(forTimeInterval: 7)
+        #expect(try mainPID() == alive)
+        #expect(try output("systemctl show -p NRestarts --value ssvcd.service") == String((Int(restarts) ?? 0) + 1))
+        try sh("rm -r /etc/systemd/system/ssvcd.service.d && systemctl daemon-reload")
+    }
+
+    func stopAndRating() throws {
+        let before = try output("stat -c %Y /var/lib/private/ssvc/state.json")
+        Thread.sleep(forTimeInterval: 1.1)
+        #expect(try sh("systemctl stop ssvcd.service").status == 0)
+        #expect(try output("systemctl show -p Result --value ssvcd.service") == "success")
+        #expect(try output("systemctl show -p ExecMainStatus --value ssvcd.service") == "0")
+        let after = try output("stat -c %Y /var/lib/private/ssvc/state.json")
+        #expect((Int(after) ?? 0) > (Int(before) ?? .max), "the state was written at stop")
+        #expect(try sh("grep -q '\"agent\"' /var/lib/private/ssvc/state.json").status == 0)
+
+        // Every line ssvcd wrote is a native entry with fields: nothing came
+        // through standard output/error or syslog(3).
+        let transports = try journal().compactMap { entry -> String? in
+            guard let transport = entry["_TRANSPORT"] as? String, transport != "journal" else { return nil }
+            return "\(transport): \(entry["MESSAGE"] ?? "")"
+        }
+        #expect(transports.isEmpty, "unstructured lines: \(transports)")
+        #expect(try journal().count >= 5)
+
+        let security = try output("systemd-analyze security --no-pager ssvcd.service | grep 'Overall exposure level'")
+        let rated = security.components(separatedBy: "ssvcd.service:").last?.split(separator: " ").first
+        let score = rated.flatMap { Double($0) }
+        #expect(score != nil && score! <= 1.5, "\(security)")
+        print("\(system.suite): \(security)")
+    }
+
+    func purge() throws {
+        let purge = try sh("dpkg --purge ssvc")
+        #expect(purge.status == 0, "\(purge.standardOutput) \(purge.standardError)")
+        for path in [
+            "/lib/systemd/system/ssvcd.service", "/lib/systemd/system/ssvcd.socket", "/usr/bin/ssvcd", "/var/lib/private/ssvc",
+            "/var/lib/ssvc", "/etc/ssvc/ssvcd.toml", "/etc/systemd/system/sockets.target.wants/ssvcd.socket",
+        ] {
+            #expect(try sh("test -e \(path) || test -L \(path)").status != 0, "\(path) is left after purge")
+        }
+        #expect(try output("systemctl is-active ssvcd.socket ssvcd.service || true") == "inactive\ninactive")
+    }
+}
