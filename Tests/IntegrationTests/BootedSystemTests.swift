@@ -63,12 +63,7 @@ struct OperatorsDay {
 
     /// Polls `condition` for up to `seconds`.
     func wait(_ seconds: Double = 15, until condition: () throws -> Bool) rethrows -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            if try condition() { return true }
-            Thread.sleep(forTimeInterval: 0.2)
-        }
-        return try condition()
+        try eventually(within: seconds, every: 0.2, condition)
     }
 
     /// `ssvcctl status --json` as root: app name → App.

@@ -60,12 +60,7 @@ struct OperationsTests {
             return (object["apps"] as? [[String: Any]] ?? []).filter { ($0["name"] as? String)?.hasPrefix(tag) == true }
         }
         func wait(_ seconds: Double = 15, until condition: () throws -> Bool) rethrows -> Bool {
-            let deadline = Date().addingTimeInterval(seconds)
-            while Date() < deadline {
-                if try condition() { return true }
-                Thread.sleep(forTimeInterval: 0.1)
-            }
-            return try condition()
+            try eventually(within: seconds, condition)
         }
 
         // Socket activation: the first ssvcctl call starts the daemon.

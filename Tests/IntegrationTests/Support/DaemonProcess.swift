@@ -69,12 +69,7 @@ final class DaemonProcess {
     /// Polls `condition` until it holds or `seconds` pass.
     @discardableResult
     func wait(_ seconds: Double = 10, until condition: () -> Bool) -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            if condition() { return true }
-            Thread.sleep(forTimeInterval: 0.02)
-        }
-        return condition()
+        eventually(within: seconds, every: 0.02, condition)
     }
 
     /// Sends SIGTERM and waits for the exit status; a daemon that has not
