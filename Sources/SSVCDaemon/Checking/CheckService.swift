@@ -33,6 +33,10 @@ public actor CheckService: Service {
     /// Bumped each time an app's timer is replaced, so a stale firing is ignored.
     private var generations: [String: Int] = [:]
     private var inFlight: [String: Task<Void, Never>] = [:]
+    /// HTTP clients a reload replaced, each shut down once the checks that
+    /// may still use it have ended.
+    private var retiring: [Int: Task<Void, Never>] = [:]
+    private var nextRetiring = 0
     private var stopping = false
     private var watchers: [Int: (app: String?, continuation: AsyncStream<ControlEvent>.Continuation)] = [:]
     private var nextWatcher = 0
@@ -84,6 +88,7 @@ public actor CheckService: Service {
         // `stopping` and end at once.
         for task in inFlight.values { task.cancel() }
         for task in inFlight.values { await task.value }
+        for task in retiring.values { await task.value }
         save()
         await fetcher.shutdown()
         logger.info("stopped; state written to \(store.path)")
@@ -145,7 +150,12 @@ public actor CheckService: Service {
 
     /// Reads the configuration again. A bad one leaves the running one in
     /// force and is reported; state and socket paths change only on restart.
-    public func reload() async throws(ConfigurationError) {
+    ///
+    /// Nothing in here suspends, so reloads run one at a time, whole, in the
+    /// order they reach the actor (SIGHUP and `Reload` calls alike), and a
+    /// status query never sees half of one. An HTTP client the new settings
+    /// replace is shut down later, when the checks that hold it end.
+    public func reload() throws(ConfigurationError) {
         let loaded: Configuration
         do {
             loaded = try ConfigurationLoader.load(overrides, environment: environment)
@@ -157,9 +167,14 @@ public actor CheckService: Service {
         next.daemon.stateDirectory = configuration.daemon.stateDirectory
         next.daemon.socketPath = configuration.daemon.socketPath
         if Self.fetchSettingsDiffer(configuration.daemon, next.daemon) {
-            for task in inFlight.values { await task.value }
-            await fetcher.shutdown()
+            let (retired, holders, id) = (fetcher, Array(inFlight.values), nextRetiring)
             fetcher = Fetcher(settings: next.daemon)
+            nextRetiring += 1
+            retiring[id] = Task {
+                for check in holders { await check.value }
+                await retired.shutdown()
+                self.retiring[id] = nil
+            }
         }
         let names = Set(next.apps.map(\.name))
         for name in timers.keys where !names.contains(name) {
