@@ -1,4 +1,5 @@
 @preconcurrency import Glibc
+import SSVCCore
 
 /// What the figures were measured on, printed on every line.
 enum Machine {
@@ -19,7 +20,7 @@ enum Machine {
         guard let text = ProcFile.read(path) else { return nil }
         for line in text.split(separator: "\n") where line.hasPrefix(key) {
             guard let colon = line.firstIndex(of: ":") else { continue }
-            return line[line.index(after: colon)...].trimmingCharacters(in: " \t")
+            return line[line.index(after: colon)...].trimming(" \t")
         }
         return nil
     }
@@ -54,12 +55,5 @@ enum ProcFile {
             return line.dropFirst(key.count).split(whereSeparator: { $0 == " " || $0 == "\t" }).first.flatMap { Int($0) }
         }
         return nil
-    }
-}
-
-extension Substring {
-    func trimmingCharacters(in set: String) -> String {
-        let characters = Set(set)
-        return String(drop { characters.contains($0) }.reversed().drop { characters.contains($0) }.reversed())
     }
 }

@@ -1,5 +1,6 @@
 @preconcurrency import Glibc
 import Dispatch
+import SSVCCore
 
 /// Reads an app's running version from its source, fresh before each check:
 /// the product may have been upgraded since the last one.
@@ -41,7 +42,7 @@ public enum VersionReader {
     /// The first line, white space trimmed; nil when empty.
     static func firstLine(_ bytes: [UInt8]) -> String? {
         let line = bytes.prefix { $0 != UInt8(ascii: "\n") }
-        let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: " \t\r")
+        let text = String(decoding: line, as: UTF8.self).trimming(" \t\r")
         return text.isEmpty ? nil : text
     }
 }

@@ -10,7 +10,7 @@ public enum MachineFactsReader {
     public static func gather(root: String = "") -> MachineFacts {
         let release = smallFile(root + "/etc/os-release") ?? smallFile(root + "/usr/lib/os-release") ?? ""
         let product = smallFile(root + "/sys/class/dmi/id/product_name")?
-            .trimmingCharacters(in: " \t\n") ?? ""
+            .trimming(" \t\n") ?? ""
         return MachineFacts(
             osVersion: OSRelease.parse(release)["VERSION_ID"] ?? "",
             model: product.isEmpty ? machineType() : product
@@ -29,14 +29,5 @@ public enum MachineFactsReader {
         return withUnsafeBytes(of: names.machine) { buffer in
             String(decoding: buffer.prefix { $0 != 0 }, as: UTF8.self)
         }
-    }
-}
-
-extension String {
-    func trimmingCharacters(in set: String) -> String {
-        let characters = Set(set)
-        guard let first = firstIndex(where: { !characters.contains($0) }),
-              let last = lastIndex(where: { !characters.contains($0) }) else { return "" }
-        return String(self[first...last])
     }
 }
