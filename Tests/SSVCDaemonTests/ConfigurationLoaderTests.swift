@@ -120,6 +120,10 @@ struct ConfigurationLoaderTests {
             try ConfigurationLoader.load(.init(mainFile: "/nonexistent/ssvcd.toml"), environment: [:])
         }
         #expect(error?.description == "/nonexistent/ssvcd.toml: cannot open /nonexistent/ssvcd.toml: No such file or directory")
+        // Not named, the same absent file is no error: all defaults.
+        let configuration = try ConfigurationLoader.load(.init(), environment: [:], unnamedMainFile: "/nonexistent/ssvcd.toml")
+        #expect(configuration.daemon.stateDirectory == "/var/lib/ssvc")
+        #expect(configuration.daemon.socketPath == "/run/ssvc/io.ssvc.Daemon")
     }
 
     @Test("command-line paths override the file")

@@ -23,9 +23,12 @@ public enum ConfigurationLoader {
     }
 
     /// Loads everything. The main file may be absent when not named on the
-    /// command line; relative paths in a file are relative to its folder.
-    public static func load(_ overrides: Overrides, environment: [String: String]) throws(ConfigurationError) -> Configuration {
-        let mainFile = overrides.mainFile ?? defaultMainFile
+    /// command line (`unnamedMainFile` is the one read then); relative paths
+    /// in a file are relative to its folder.
+    public static func load(
+        _ overrides: Overrides, environment: [String: String], unnamedMainFile: String = defaultMainFile
+    ) throws(ConfigurationError) -> Configuration {
+        let mainFile = overrides.mainFile ?? unnamedMainFile
         var root = TOMLTable()
         if overrides.mainFile != nil || FileSystem.exists(mainFile) {
             root = try parse(mainFile)
