@@ -5,6 +5,9 @@
 public enum BoundedReader {
     public struct Failure: Error, Equatable, CustomStringConvertible {
         public let description: String
+        /// The system's error number, taken when the call failed; nil when
+        /// the input was merely too large.
+        public let code: Int32?
     }
 
     /// Reads all of `path` (`-` is standard input), refusing more than `limit` bytes.
@@ -12,7 +15,8 @@ public enum BoundedReader {
         if path == "-" { return try read(descriptor: STDIN_FILENO, name: "standard input", limit: limit) }
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
-            throw Failure(description: "cannot open \(path): \(String(cString: strerror(errno)))")
+            let code = errno
+            throw Failure(description: "cannot open \(path): \(String(cString: strerror(code)))", code: code)
         }
         defer { close(descriptor) }
         return try read(descriptor: descriptor, name: path, limit: limit)
@@ -26,12 +30,13 @@ public enum BoundedReader {
             let count = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
             if count == 0 { return result }
             if count < 0 {
-                if errno == EINTR { continue }
-                let reason = errno == EISDIR ? "is a directory" : String(cString: strerror(errno))
-                throw Failure(description: "cannot read \(name): \(reason)")
+                let code = errno
+                if code == EINTR { continue }
+                let reason = code == EISDIR ? "is a directory" : String(cString: strerror(code))
+                throw Failure(description: "cannot read \(name): \(reason)", code: code)
             }
             guard result.count + count <= limit else {
-                throw Failure(description: "\(name) is larger than \(limit) bytes")
+                throw Failure(description: "\(name) is larger than \(limit) bytes", code: nil)
             }
             result.append(contentsOf: chunk[0..<count])
         }

@@ -33,7 +33,7 @@ public struct StateStore: Sendable {
         do {
             bytes = try BoundedReader.read(path: path, limit: 64 << 20)
         } catch {
-            if errno == ENOENT { return (DaemonState(), nil) }
+            if error.code == ENOENT { return (DaemonState(), nil) }
             return (DaemonState(), try moveAside(now: now, reason: error.description))
         }
         do {
