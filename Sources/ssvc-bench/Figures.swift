@@ -154,15 +154,6 @@ struct DaemonFigures {
     private func milliseconds(_ value: Double) -> String { String(format1: value) }
     private func microseconds(_ seconds: Double) -> Int { Int((seconds * 1e6).rounded()) }
 }
-
-extension String {
-    /// One decimal place.
-    init(format1 value: Double) {
-        let tenths = Int((value * 10).rounded())
-        self = "\(tenths / 10).\(abs(tenths % 10))"
-    }
-}
-
 /// A datagram socket standing in for systemd's NOTIFY_SOCKET.
 final class NotifySocket {
     let path: String

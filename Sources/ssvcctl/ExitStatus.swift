@@ -15,6 +15,3 @@ enum ExitStatus {
         return .success
     }
 }
-
-extension ResponseFormat: ExpressibleByArgument {}
-extension VersionScheme: ExpressibleByArgument {}

@@ -30,5 +30,3 @@ struct SSVCD: AsyncParsableCommand {
         if status != 0 { throw ExitCode(status) }
     }
 }
-
-extension LogTarget: ExpressibleByArgument {}

@@ -8,3 +8,13 @@ extension StringProtocol {
         return String(self[first...last])
     }
 }
+
+extension Array where Element == UInt8 {
+    /// The bytes without ASCII white space (space, tab, CR, LF, VT, FF) at either end.
+    func trimmingASCIIWhitespace() -> ArraySlice<UInt8> {
+        let isSpace: (UInt8) -> Bool = { $0 == 0x20 || ($0 >= 0x09 && $0 <= 0x0D) }
+        guard let first = firstIndex(where: { !isSpace($0) }),
+              let last = lastIndex(where: { !isSpace($0) }) else { return [] }
+        return self[first...last]
+    }
+}

@@ -26,12 +26,3 @@ enum DottedVersion {
             .map { $0.isEmpty ? zero : $0 }
     }
 }
-
-extension Array where Element == UInt8 {
-    func trimmingASCIIWhitespace() -> ArraySlice<UInt8> {
-        let isSpace: (UInt8) -> Bool = { $0 == 0x20 || ($0 >= 0x09 && $0 <= 0x0D) }
-        guard let first = firstIndex(where: { !isSpace($0) }),
-              let last = lastIndex(where: { !isSpace($0) }) else { return [] }
-        return self[first...last]
-    }
-}

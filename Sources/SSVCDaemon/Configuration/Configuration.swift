@@ -79,12 +79,3 @@ public struct ConfigurationError: Error, Equatable, CustomStringConvertible {
         [file, key, problem].compactMap { $0 }.joined(separator: ": ")
     }
 }
-
-extension Logger {
-    /// The journal entry for an unusable configuration, with its `MESSAGE_ID`.
-    func configurationError(_ error: ConfigurationError, _ consequence: String = "") {
-        self.error("\(error.description)\(consequence)", metadata: [
-            "MESSAGE_ID": "\(MessageID.configurationError.rawValue)", "SSVC_ERROR": "\(error.description)",
-        ])
-    }
-}

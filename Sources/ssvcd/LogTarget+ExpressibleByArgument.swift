@@ -1,0 +1,5 @@
+import ArgumentParser
+import SSVCSystemd
+
+/// `--log-target journal|stderr|auto`.
+extension LogTarget: ExpressibleByArgument {}
