@@ -28,12 +28,16 @@ struct ClientOptions: ParsableArguments {
     }
 }
 
-/// Makes a call, turning the daemon's errors into one line and exit 1.
-func request(_ client: VarlinkClient, _ method: String, app: String? = nil, more: Bool = false) throws -> [UInt8] {
+/// Makes a call, turning the daemon's errors into one line and exit 1;
+/// errors `silent` holds for exit 1 without the line.
+func request(
+    _ client: VarlinkClient, _ method: String, app: String? = nil, more: Bool = false,
+    silent: (VarlinkClient.Failure) -> Bool = { _ in false }
+) throws -> [UInt8] {
     do {
         return try client.call("io.ssvc.Daemon.\(method)", parameters: app.map { ["app": $0] } ?? [:], more: more)
     } catch {
-        StandardError.writeLine("ssvcctl: \(explain(error))")
+        if !silent(error) { StandardError.writeLine("ssvcctl: \(explain(error))") }
         throw ExitStatus.failure
     }
 }
@@ -115,19 +119,11 @@ struct Reload: ParsableCommand {
     var quiet = false
 
     func run() throws {
-        let connection = try client.connect()
-        do {
-            _ = try connection.call("io.ssvc.Daemon.Reload", parameters: [:], more: false)
-        } catch {
-            if !(quiet && Self.isRefusal(error)) { StandardError.writeLine("ssvcctl: \(explain(error))") }
-            throw ExitStatus.failure
+        _ = try request(try client.connect(), "Reload") { [quiet] error in
+            guard quiet, case .remote(name: "io.ssvc.Daemon.InvalidConfiguration", parameters: _) = error else { return false }
+            return true
         }
         if !quiet { print("configuration reloaded") }
-    }
-
-    private static func isRefusal(_ error: VarlinkClient.Failure) -> Bool {
-        if case .remote(name: "io.ssvc.Daemon.InvalidConfiguration", parameters: _) = error { return true }
-        return false
     }
 }
 

@@ -67,8 +67,8 @@ struct OperatorsDay {
     }
 
     /// `ssvcctl status --json` as root: app name → App.
-    func apps(user: String? = nil) throws -> [String: [String: Any]] {
-        let result = try system.run(["ssvcctl", "status", "--json"], user: user)
+    func apps() throws -> [String: [String: Any]] {
+        let result = try system.run(["ssvcctl", "status", "--json"])
         guard let object = try? JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any],
               let apps = object["apps"] as? [[String: Any]]
         else { return [:] }
