@@ -40,7 +40,7 @@ DEB_FILE      ?= $(CURDIR)/.build/ssvc_$(VERSION)_$(ARCH).deb
 # dpkg-deb's compressor: xz for a release; the tests use none.
 DEB_COMPRESS  ?= xz
 
-.PHONY: all deps test-deps build binaries install deb bench test test-systemd run clean
+.PHONY: all deps test-deps build binaries install deb bench test-build test test-systemd run clean
 
 # Installs the Debian packages in $(1) with apt-get, as root or through sudo.
 define apt_install
@@ -79,19 +79,22 @@ test-deps: deps
 build: deps
 	$(SWIFT) build
 
-# Every test. The booted-system suite installs the release package, so
-# that is built too (about 10 minutes the first time on 2 cores).
-test: test-deps
+# What the tests run on: the debug executables, and the release package the
+# booted-system suite installs (about 10 minutes to build the first time on
+# 2 cores).
+TEST_RUN := SSVC_BIN_DIR=$(CURDIR)/$(BUILD_DIR) SSVC_DEB=$(DEB_FILE) SSVC_TREES=$(SSVC_TREES) $(SWIFT) test --skip-build
+
+test-build: test-deps
 	$(SWIFT) build --build-tests
 	$(MAKE) --no-print-directory deb
-	SSVC_BIN_DIR=$(CURDIR)/$(BUILD_DIR) SSVC_DEB=$(DEB_FILE) SSVC_TREES=$(SSVC_TREES) $(SWIFT) test --skip-build
+
+# Every test.
+test: test-build
+	$(TEST_RUN)
 
 # The package under systemd as PID 1 (systemd-nspawn --boot), alone.
-test-systemd: test-deps
-	$(SWIFT) build --build-tests
-	$(MAKE) --no-print-directory deb
-	SSVC_BIN_DIR=$(CURDIR)/$(BUILD_DIR) SSVC_DEB=$(DEB_FILE) SSVC_TREES=$(SSVC_TREES) \
-	  $(SWIFT) test --skip-build --filter BootedSystemTests
+test-systemd: test-build
+	$(TEST_RUN) --filter BootedSystemTests
 
 # ssvcd in the foreground on the demo configuration, with state and socket
 # under run/. The demo's servers are the bundled documents in etc/demo/.
