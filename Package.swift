@@ -13,14 +13,27 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
     ],
     targets: [
-        // Pure logic: formats, version schemes, decisions. No I/O.
+        // Pure logic: formats, version schemes, decisions, state transitions. No I/O.
         .target(name: "SSVCCore"),
+
+        // The system calls ssvc makes, once each: bounded reads, files,
+        // standard error, child processes, Unix sockets, the clock.
+        .target(name: "SSVCPosix", dependencies: ["SSVCCore"]),
+
+        // The control protocol: methods, calls, replies, errors, wire values,
+        // framing, and the blocking client. No NIO.
+        .target(
+            name: "SSVCControl",
+            dependencies: ["SSVCCore", "SSVCPosix"],
+            resources: [.embedInCode("io.ssvc.Daemon.varlink")]
+        ),
 
         // The C boundary: the only module that sees libsystemd.
         .systemLibrary(
@@ -30,35 +43,32 @@ let package = Package(
         ),
         .target(
             name: "SSVCSystemd",
-            dependencies: ["CSystemd", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["CSystemd", "SSVCPosix", .product(name: "Logging", package: "swift-log")]
         ),
 
         // glibc's heap trimming, which Swift's Glibc module leaves out.
         .target(name: "CMemory"),
-
-        // Build tooling: embeds the Varlink interface definition.
-        .executableTarget(name: "embed-text", path: "Sources/embed-text"),
-        .plugin(name: "EmbedInterface", capability: .buildTool(), dependencies: ["embed-text"]),
 
         // I/O and lifetimes.
         .target(
             name: "SSVCDaemon",
             dependencies: [
                 "CMemory",
+                "SSVCControl",
                 "SSVCCore",
+                "SSVCPosix",
                 "SSVCSystemd",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOExtras", package: "swift-nio-extras"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "TOMLKit", package: "TOMLKit"),
-            ],
-            exclude: ["Control/io.ssvc.Daemon.varlink"],
-            plugins: ["EmbedInterface"]
+            ]
         ),
 
         .executableTarget(
@@ -69,32 +79,44 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // The client and the benchmark stay off NIO, AsyncHTTPClient, TOMLKit
+        // and libsystemd: they link the core, the protocol and the POSIX layer.
         .executableTarget(
             name: "ssvcctl",
             dependencies: [
+                "SSVCControl",
                 "SSVCCore",
-                "SSVCDaemon",
+                "SSVCPosix",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-
         .executableTarget(
             name: "ssvc-bench",
             dependencies: [
+                "SSVCControl",
                 "SSVCCore",
+                "SSVCPosix",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
 
         .testTarget(name: "SSVCCoreTests", dependencies: ["SSVCCore"]),
+        .testTarget(name: "SSVCPosixTests", dependencies: ["SSVCPosix", "SSVCCore"]),
+        .testTarget(name: "SSVCControlTests", dependencies: ["SSVCControl", "SSVCCore"]),
         .testTarget(
             name: "SSVCSystemdTests",
             dependencies: ["SSVCSystemd", .product(name: "Logging", package: "swift-log")]
         ),
-        .testTarget(name: "SSVCDaemonTests", dependencies: ["SSVCDaemon", "SSVCCore"]),
-        .testTarget(name: "IntegrationTests", dependencies: ["SSVCCore"]),
+        .testTarget(
+            name: "SSVCDaemonTests",
+            dependencies: [
+                "SSVCDaemon", "SSVCControl", "SSVCCore", "SSVCPosix",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOTestUtils", package: "swift-nio"),
+            ]
+        ),
+        .testTarget(name: "BenchTests", dependencies: ["ssvc-bench", "SSVCCore"]),
+        .testTarget(name: "IntegrationTests", dependencies: ["SSVCCore", "SSVCPosix"]),
     ]
 )

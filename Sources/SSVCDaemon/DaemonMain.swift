@@ -5,6 +5,7 @@ import Logging
 import NIOCore
 import ServiceLifecycle
 import SSVCCore
+import SSVCPosix
 import SSVCSystemd
 
 /// `ssvcd`'s life: configuration, state, services, signals.
@@ -55,7 +56,8 @@ public enum DaemonMain {
             server = try await ControlServer.start(
                 path: configuration.daemon.socketPath, passedSocket: SocketActivation.passedSocket(),
                 idleTimeout: .seconds(Int64(configuration.daemon.idleTimeoutSeconds)),
-                dispatcher: ControlDispatcher(service: service, controlGroup: configuration.daemon.controlGroupID)
+                dispatcher: ControlDispatcher(service: service, controlGroup: configuration.daemon.controlGroupID),
+                logger: logger
             )
         } catch {
             logger.critical("\(error.description)", metadata: ["SSVC_ERROR": "\(error.description)"])

@@ -1,5 +1,6 @@
 @preconcurrency import Glibc
 import Logging
+import SSVCPosix
 
 /// Where log entries go.
 public enum LogTarget: String, Sendable, CaseIterable {
@@ -75,14 +76,7 @@ public struct JournalLogHandler: LogHandler {
         if !fields.isEmpty {
             line += " [" + fields.map { "\($0.name)=\($0.value.replacingNewlines())" }.joined(separator: " ") + "]"
         }
-        line += "\n"
-        var bytes = Array(line.utf8)[...]
-        while !bytes.isEmpty {
-            let written = bytes.withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
-            if written < 0 && errno == EINTR { continue }
-            if written <= 0 { return }
-            bytes = bytes.dropFirst(written)
-        }
+        StandardError.writeLine(line)
     }
 }
 

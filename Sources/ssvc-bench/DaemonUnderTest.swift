@@ -1,11 +1,13 @@
 @preconcurrency import Glibc
+import SSVCControl
 import SSVCCore
+import SSVCPosix
 
 /// An `ssvcd` the benchmark configures, starts and reads from /proc.
 final class DaemonUnderTest {
     let folder: String
     let socketPath: String
-    let process: Child
+    let process: ChildProcess
     let startedAt: Double
 
     /// A daemon with `apps` apps of SSVC's format on `url`, hourly, checked
@@ -36,23 +38,30 @@ final class DaemonUnderTest {
         fclose(file)
         var environment: [String: String] = [:]
         if let notifySocket { environment["NOTIFY_SOCKET"] = notifySocket }
-        startedAt = monotonicSeconds()
-        process = try Child([ssvcd, "--config", configuration, "--log-target", "stderr"], environment: environment)
+        startedAt = MonotonicClock.seconds()
+        do {
+            process = try ChildProcess(
+                [ssvcd, "--config", configuration, "--log-target", "stderr"],
+                environment: ProcessEnvironment.variables().merging(environment) { $1 }
+            )
+        } catch {
+            throw BenchError(error.description)
+        }
     }
 
     deinit {
         if process.isRunning { kill(process.pid, SIGKILL) }
         process.wait()
-        _ = try? Child(["rm", "-rf", folder]).wait()
+        _ = try? ChildProcess(["rm", "-rf", folder]).wait()
     }
 
     /// A connection once the socket answers (within 10 s).
-    func connect() throws(BenchError) -> VarlinkConnection {
-        let deadline = monotonicSeconds() + 10
+    func connect() throws(BenchError) -> VarlinkClient {
+        let deadline = MonotonicClock.seconds() + 10
         while true {
-            if let connection = try? VarlinkConnection(path: socketPath) { return connection }
+            if let connection = try? VarlinkClient(path: socketPath) { return connection }
             guard process.isRunning else { throw BenchError("ssvcd exited during start-up") }
-            guard monotonicSeconds() < deadline else { throw BenchError("ssvcd's socket did not answer within 10 s") }
+            guard MonotonicClock.seconds() < deadline else { throw BenchError("ssvcd's socket did not answer within 10 s") }
             usleep(2_000)
         }
     }
@@ -60,11 +69,11 @@ final class DaemonUnderTest {
     /// Waits until every app reports a finished check (within `seconds`).
     func waitForFirstChecks(within seconds: Double = 120) throws(BenchError) {
         let connection = try connect()
-        let deadline = monotonicSeconds() + seconds
+        let deadline = MonotonicClock.seconds() + seconds
         while true {
-            let apps = try connection.apps("GetStatus")
+            let apps = try connection.apps(.getStatus)
             if apps.allSatisfy({ $0.member("lastSuccess").map { (try? $0.string()) != nil } ?? false }) { return }
-            guard monotonicSeconds() < deadline else { throw BenchError("the first checks did not all succeed within \(Int(seconds)) s") }
+            guard MonotonicClock.seconds() < deadline else { throw BenchError("the first checks did not all succeed within \(Int(seconds)) s") }
             usleep(20_000)
         }
     }
@@ -104,11 +113,7 @@ final class DaemonUnderTest {
     /// and nanoseconds on a CPU (schedstat).
     func threadActivity() -> [String: (switches: Int, cpuNanoseconds: Int)] {
         var activity: [String: (switches: Int, cpuNanoseconds: Int)] = [:]
-        guard let tasks = opendir("/proc/\(process.pid)/task") else { return activity }
-        defer { closedir(tasks) }
-        while let entry = readdir(tasks) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            guard name.first?.isNumber == true else { continue }
+        for name in (try? FileSystem.names(in: "/proc/\(process.pid)/task")) ?? [] {
             let folder = "/proc/\(process.pid)/task/\(name)/"
             let switches = (ProcFile.firstNumber(in: folder + "status", key: "voluntary_ctxt_switches:") ?? 0)
                 + (ProcFile.firstNumber(in: folder + "status", key: "nonvoluntary_ctxt_switches:") ?? 0)

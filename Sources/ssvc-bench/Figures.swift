@@ -1,4 +1,6 @@
 @preconcurrency import Glibc
+import SSVCControl
+import SSVCPosix
 
 /// The daemon's figures (SPEC §11), each printed as one line with the
 /// machine and the method.
@@ -77,14 +79,14 @@ struct DaemonFigures {
         let daemon = try DaemonUnderTest(ssvcd: ssvcd, apps: 1, url: server.url)
         try daemon.waitForFirstChecks()
         let connection = try daemon.connect()
-        let message = VarlinkConnection.message("GetStatus")
-        for _ in 0..<2_000 { _ = try connection.call(message) }
+        let message = VarlinkClient.message(.getStatus)
+        for _ in 0..<2_000 { try connection.roundTrip(message) }
         var latencies: [Double] = []
         latencies.reserveCapacity(20_000)
         for _ in 0..<20_000 {
-            let start = monotonicSeconds()
-            _ = try connection.call(message)
-            latencies.append((monotonicSeconds() - start) * 1e6)
+            let start = MonotonicClock.seconds()
+            try connection.roundTrip(message)
+            latencies.append((MonotonicClock.seconds() - start) * 1e6)
         }
         latencies.sort()
         let p50 = latencies[latencies.count / 2], p99 = latencies[latencies.count * 99 / 100]
@@ -109,13 +111,13 @@ struct DaemonFigures {
         let daemon = try DaemonUnderTest(ssvcd: ssvcd, apps: 1, url: server.url, minimumInterval: 0)
         try daemon.waitForFirstChecks()
         let connection = try daemon.connect()
-        let message = VarlinkConnection.message("Check")
-        for _ in 0..<20 { _ = try connection.call(message) }
+        let message = VarlinkClient.message(.check)
+        for _ in 0..<20 { try connection.roundTrip(message) }
         let cpuBefore = daemon.cpuSeconds()
-        let wallBefore = monotonicSeconds()
-        for _ in 0..<checks { _ = try connection.call(message) }
+        let wallBefore = MonotonicClock.seconds()
+        for _ in 0..<checks { try connection.roundTrip(message) }
         let daemonCPU = (daemon.cpuSeconds() - cpuBefore) / Double(checks)
-        let daemonWall = (monotonicSeconds() - wallBefore) / Double(checks)
+        let daemonWall = (MonotonicClock.seconds() - wallBefore) / Double(checks)
         daemon.stop()
 
         let childrenBefore = childrenCPUSeconds()
@@ -134,20 +136,20 @@ struct DaemonFigures {
         var ends: [Int32] = [0, 0]
         guard pipe(&ends) == 0 else { throw BenchError("pipe: \(String(cString: strerror(errno)))") }
         for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
-        let curl: Child
+        let curl: ChildProcess
         do {
-            curl = try Child(["curl", "-s", url], output: ends[1])
+            curl = try ChildProcess(["curl", "-s", url], output: .descriptor(ends[1]))
         } catch {
             close(ends[0]); close(ends[1])
             throw BenchError("\(error) (make bench installs curl and jq)")
         }
         close(ends[1])
-        let jq = try? Child(["jq", "."], input: ends[0])
+        let jq = try? ChildProcess(["jq", "."], input: .descriptor(ends[0]))
         close(ends[0])
         let curlStatus = curl.wait()
         guard let jq else { throw BenchError("cannot start jq (make bench installs curl and jq)") }
         let jqStatus = jq.wait()
-        guard curlStatus == 0, jqStatus == 0 else { throw BenchError("curl|jq failed (wait status \(curlStatus), \(jqStatus))") }
+        guard curlStatus == .exited(0), jqStatus == .exited(0) else { throw BenchError("curl|jq failed: curl \(curlStatus), jq \(jqStatus)") }
     }
 
     private func mebibytes(_ kibibytes: Int) -> String { String(format1: Double(kibibytes) / 1024) }
@@ -175,13 +177,13 @@ final class NotifySocket {
 
     /// The monotonic time a datagram with READY=1 arrived, or nil.
     func waitForReady(within seconds: Double) -> Double? {
-        let deadline = monotonicSeconds() + seconds
+        let deadline = MonotonicClock.seconds() + seconds
         var buffer = [UInt8](repeating: 0, count: 4096)
-        while monotonicSeconds() < deadline {
+        while MonotonicClock.seconds() < deadline {
             var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
             guard poll(&poller, 1, 100) == 1 else { continue }
             let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
-            let arrived = monotonicSeconds()
+            let arrived = MonotonicClock.seconds()
             if count > 0, String(decoding: buffer[0..<count], as: UTF8.self).split(separator: "\n").contains("READY=1") {
                 return arrived
             }
@@ -210,9 +212,15 @@ final class LoadGenerator: @unchecked Sendable {
 
     /// Calls made by all clients in `seconds`.
     func run(seconds: Double) throws(BenchError) -> Int {
-        var connections: [VarlinkConnection] = []
-        for _ in 0..<clients { connections.append(try VarlinkConnection(path: path)) }
-        stopAt = monotonicSeconds() + seconds
+        var connections: [VarlinkClient] = []
+        for _ in 0..<clients {
+            do {
+                connections.append(try VarlinkClient(path: path))
+            } catch {
+                throw BenchError("\(error)")
+            }
+        }
+        stopAt = MonotonicClock.seconds() + seconds
         var threads: [pthread_t] = []
         for index in 0..<clients {
             let work = Work(generator: self, index: index, connection: connections[index])
@@ -233,19 +241,19 @@ final class LoadGenerator: @unchecked Sendable {
     private final class Work {
         let generator: LoadGenerator
         let index: Int
-        let connection: VarlinkConnection
-        init(generator: LoadGenerator, index: Int, connection: VarlinkConnection) {
+        let connection: VarlinkClient
+        init(generator: LoadGenerator, index: Int, connection: VarlinkClient) {
             self.generator = generator
             self.index = index
             self.connection = connection
         }
     }
 
-    private func loop(_ index: Int, _ connection: VarlinkConnection) {
+    private func loop(_ index: Int, _ connection: VarlinkClient) {
         var made = 0
         do {
-            while monotonicSeconds() < stopAt {
-                _ = try connection.call(message)
+            while MonotonicClock.seconds() < stopAt {
+                try connection.roundTrip(message)
                 made += 1
             }
         } catch {

@@ -1,5 +1,6 @@
 @preconcurrency import Glibc
 import SSVCCore
+import SSVCPosix
 
 /// What the figures were measured on, printed on every line.
 enum Machine {
@@ -29,18 +30,7 @@ enum Machine {
 /// Reads small files such as those under /proc.
 enum ProcFile {
     static func read(_ path: String) -> String? {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return nil }
-        defer { close(descriptor) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65_536)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else { break }
-            bytes += chunk[0..<count]
-        }
-        return String(decoding: bytes, as: UTF8.self)
+        (try? BoundedReader.read(path: path, limit: 16 << 20)).map { String(decoding: $0, as: UTF8.self) }
     }
 
     /// The number on a `Name:  value [kB]` line of /proc/PID/status.

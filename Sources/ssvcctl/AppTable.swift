@@ -1,5 +1,5 @@
+import SSVCControl
 import SSVCCore
-import SSVCDaemon
 
 /// The human-readable forms of `ssvcctl status`, `check` and `watch`.
 enum AppTable {

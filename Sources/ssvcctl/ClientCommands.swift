@@ -1,8 +1,9 @@
 @preconcurrency import Glibc
 import ArgumentParser
 import FoundationEssentials
+import SSVCControl
 import SSVCCore
-import SSVCDaemon
+import SSVCPosix
 
 /// Where the daemon listens; given before or after the subcommand.
 struct ClientOptions: ParsableArguments {
@@ -31,11 +32,11 @@ struct ClientOptions: ParsableArguments {
 /// Makes a call, turning the daemon's errors into one line and exit 1;
 /// errors `silent` holds for exit 1 without the line.
 func request(
-    _ client: VarlinkClient, _ method: String, app: String? = nil, more: Bool = false,
+    _ client: VarlinkClient, _ method: ControlMethod, app: String? = nil, more: Bool = false,
     silent: (VarlinkClient.Failure) -> Bool = { _ in false }
 ) throws -> [UInt8] {
     do {
-        return try client.call("io.ssvc.Daemon.\(method)", parameters: app.map { ["app": $0] } ?? [:], more: more)
+        return try client.call(method, parameters: app.map { ["app": $0] } ?? [:], more: more)
     } catch {
         if !silent(error) { StandardError.writeLine("ssvcctl: \(explain(error))") }
         throw ExitStatus.failure
@@ -44,12 +45,12 @@ func request(
 
 func explain(_ error: VarlinkClient.Failure) -> String {
     guard case let .remote(name, parameters) = error else { return error.description }
-    switch name {
-    case "io.ssvc.Daemon.NoSuchApp":
+    switch error.remoteName {
+    case .noSuchApp:
         return "no such app: \((try? parameters.member("app")?.string()) ?? "")"
-    case "io.ssvc.Daemon.PermissionDenied":
+    case .permissionDenied:
         return "permission denied: check and reload need root, the daemon's own user, or membership of its control-group"
-    case "io.ssvc.Daemon.InvalidConfiguration":
+    case .invalidConfiguration:
         return "the new configuration is invalid; the running one stays: \((try? parameters.member("reason")?.string()) ?? "")"
     default:
         return "the daemon answered \(name)"
@@ -86,7 +87,7 @@ struct AppsOptions: ParsableArguments {
     @Flag(help: "Print JSON.") var json = false
 
     /// Calls `method` (GetStatus or Check), shows the apps, exits with their code.
-    func show(_ method: String) throws -> Never {
+    func show(_ method: ControlMethod) throws -> Never {
         try ssvcctl.show(try decodeApps(try request(try client.connect(), method, app: app)), json: json)
     }
 }
@@ -96,7 +97,7 @@ struct Status: ParsableCommand {
 
     @OptionGroup var options: AppsOptions
 
-    func run() throws { try options.show("GetStatus") }
+    func run() throws { try options.show(.getStatus) }
 }
 
 struct Check: ParsableCommand {
@@ -104,7 +105,7 @@ struct Check: ParsableCommand {
 
     @OptionGroup var options: AppsOptions
 
-    func run() throws { try options.show("Check") }
+    func run() throws { try options.show(.check) }
 }
 
 struct Reload: ParsableCommand {
@@ -119,9 +120,8 @@ struct Reload: ParsableCommand {
     var quiet = false
 
     func run() throws {
-        _ = try request(try client.connect(), "Reload") { [quiet] error in
-            guard quiet, case .remote(name: "io.ssvc.Daemon.InvalidConfiguration", parameters: _) = error else { return false }
-            return true
+        _ = try request(try client.connect(), .reload) { [quiet] error in
+            quiet && error.remoteName == .invalidConfiguration
         }
         if !quiet { print("configuration reloaded") }
     }
@@ -136,7 +136,7 @@ struct Watch: ParsableCommand {
 
     func run() throws {
         let connection = try client.connect(waiting: true)
-        var reply = try request(connection, "Watch", app: app, more: true)
+        var reply = try request(connection, .watch, app: app, more: true)
         while true {
             guard let event = try? JSONDecoder().decode([String: ControlEvent].self, from: Data(reply))["event"] else {
                 StandardError.writeLine("ssvcctl: the daemon sent an unexpected event")

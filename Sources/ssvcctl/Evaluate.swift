@@ -1,7 +1,7 @@
 import ArgumentParser
 import FoundationEssentials
 import SSVCCore
-import SSVCDaemon
+import SSVCPosix
 
 /// Decides on a response document as the daemon would, without a daemon:
 /// operators run it on a document before they publish it.

@@ -1,4 +1,5 @@
 import Foundation
+import SSVCPosix
 import Testing
 
 /// A daemon with two apps on `file://` documents, for the socket's tests.
@@ -77,7 +78,7 @@ struct PythonVarlinkTests {
 
 enum ShippedInterface {
     static let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("Sources/SSVCDaemon/Control/io.ssvc.Daemon.varlink")
+        .appendingPathComponent("Sources/SSVCControl/io.ssvc.Daemon.varlink")
 }
 
 @Suite("control socket: protocol and permissions")
@@ -235,7 +236,7 @@ struct ControlProtocolTests {
         let path = folder.url.appendingPathComponent("silent.sock").path
         let listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(listener) }
-        _ = UnixAddress.bind(listener, to: path)
+        _ = UnixSocket.bind(listener, to: path)
         listen(listener, 4)
         let result = try Executable.run("ssvcctl", ["--socket", path, "--timeout", "1", "status"])
         #expect(result.status == 1)
@@ -266,14 +267,19 @@ struct ControlProtocolTests {
 
 @Suite("control socket: hostile and careless clients")
 struct ControlRobustnessTests {
-    @Test("a silent client and a half-written message are closed after the idle timeout")
+    @Test("a silent client and a half-written message are closed after the idle timeout; a watcher is not")
     func idle() throws {
         let daemon = try controlDaemon(daemon: "idle-timeout-seconds = 1")
         let silent = try RawConnection(daemon.socketPath)
         let half = try RawConnection(daemon.socketPath)
+        let watcher = try RawConnection(daemon.socketPath)
         half.send(#"{"method":"io.ssvc.Daemon.GetSta"#)
+        watcher.call("io.ssvc.Daemon.Watch", extra: #","more":true"#)
         #expect(silent.receive(within: 4).isClosed)
         #expect(half.receive(within: 4).isClosed)
+        #expect(watcher.receive(within: 1).isNothing, "the watcher outlives the idle timeout")
+        #expect(try Executable.run("ssvcctl", ["--socket", daemon.socketPath, "check", "alpha"]).status == 10)
+        #expect(watcher.receive().message?["continues"] as? Bool == true, "and still gets events")
         try expectHealthy(daemon)
         #expect(daemon.stop() == 0)
     }
@@ -295,6 +301,8 @@ struct ControlRobustnessTests {
         bystander.call("io.ssvc.Daemon.GetStatus")
         #expect(bystander.receive().isReply)
         try expectHealthy(daemon)
+        let why = kind == "big" ? "a message longer than 65536 bytes" : "not a Varlink call"
+        #expect(daemon.log.contains("closed the control connection of pid \(getpid()), uid \(getuid()): \(why)"), "\(daemon.log)")
         #expect(daemon.stop() == 0)
     }
 
@@ -342,7 +350,7 @@ struct ControlBindingTests {
         // A stale socket: bound, then its process gone.
         let stale = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
         let path = folder.url.appendingPathComponent("control.sock").path
-        _ = UnixAddress.bind(stale, to: path)
+        _ = UnixSocket.bind(stale, to: path)
         close(stale)
         let first = try DaemonProcess(apps: "", folder: folder)
         #expect(first.wait { first.log.contains("started with 0 apps") }, "\(first.log)")
@@ -350,14 +358,14 @@ struct ControlBindingTests {
         #expect(stat(path, &info) == 0 && info.st_mode & 0o777 == 0o666)
 
         let second = try DaemonProcess(apps: "", folder: folder)
-        #expect(second.process.wait() == 1)
+        #expect(second.process.exitCode() == 1)
         #expect(second.log.contains("another process is serving \(path)"))
         #expect(first.stop() == 0)
         #expect(!FileManager.default.fileExists(atPath: path), "the socket is removed on stop")
 
         try "precious".write(toFile: path, atomically: true, encoding: .utf8)
         let third = try DaemonProcess(apps: "", folder: folder)
-        #expect(third.process.wait() == 1)
+        #expect(third.process.exitCode() == 1)
         #expect(third.log.contains("exists and is not a socket"))
         #expect(try String(contentsOfFile: path, encoding: .utf8) == "precious")
     }
@@ -367,7 +375,7 @@ struct ControlBindingTests {
         let folder = try TemporaryFolder()
         let path = folder.url.appendingPathComponent("activated.sock").path
         _ = try folder.file("ssvcd.toml", "[daemon]\nstate-dir = \"state\"\nsocket = \"\(folder.url.path)/unused.sock\"\n")
-        let activator = try Spawned(
+        let activator = try ChildProcess(
             "/usr/bin/systemd-socket-activate",
             ["-l", path, try Executable.path("ssvcd"), "--config", folder.url.path + "/ssvcd.toml", "--log-target", "stderr"]
         )
@@ -378,7 +386,7 @@ struct ControlBindingTests {
         #expect(status.standardOutput == "no apps configured\n")
         #expect(!FileManager.default.fileExists(atPath: folder.url.path + "/unused.sock"))
         kill(activator.pid, SIGTERM)
-        #expect(activator.wait() == 0, "ssvcd stops cleanly on a socket systemd owns")
+        #expect(activator.exitCode() == 0, "ssvcd stops cleanly on a socket systemd owns")
         #expect(FileManager.default.fileExists(atPath: path), "a socket systemd owns is not removed")
     }
 }

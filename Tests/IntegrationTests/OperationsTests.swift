@@ -1,4 +1,5 @@
 import Foundation
+import SSVCPosix
 import Testing
 
 /// The package installed into a temporary root, run the way an operator runs
@@ -64,7 +65,7 @@ struct OperationsTests {
         }
 
         // Socket activation: the first ssvcctl call starts the daemon.
-        let activated = try Spawned(
+        let activated = try ChildProcess(
             "/usr/bin/systemd-socket-activate",
             ["-l", socket, ssvcd, "--config", root + "/etc/ssvc/ssvcd.toml", "--log-target", "journal"]
         )
@@ -115,7 +116,7 @@ struct OperationsTests {
 
         // A restart resumes the schedule: nothing is due, so nothing is fetched.
         kill(activated.pid, SIGTERM)
-        #expect(activated.wait() == 0)
+        #expect(activated.exitCode() == 0)
         let requestsBefore = server.requests().count
         let restarted = try DaemonProcess(
             folder: documents, config: try String(contentsOfFile: root + "/etc/ssvc/ssvcd.toml", encoding: .utf8),

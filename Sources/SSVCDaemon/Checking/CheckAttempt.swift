@@ -4,11 +4,6 @@ import SSVCCore
 /// One check's I/O, done outside the service's actor: read the running
 /// version, fetch, decide. Returns values; the service applies them.
 struct CheckAttempt: Sendable {
-    enum Outcome: Sendable {
-        case success(Evaluation, body: String, etag: String?, fetched: Bool)
-        case failure(String, retryAfter: Date?, fetched: Bool)
-    }
-
     let app: AppConfiguration
     let settings: DaemonSettings
     let machine: MachineFacts
@@ -19,7 +14,7 @@ struct CheckAttempt: Sendable {
     /// The running version found, even when the check then failed.
     struct Result: Sendable {
         var running: RunningVersion?
-        var outcome: Outcome
+        var outcome: CheckOutcome
     }
 
     func run(fetcher: Fetcher, now: Date) async -> Result {

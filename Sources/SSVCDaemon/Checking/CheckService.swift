@@ -4,6 +4,7 @@ import Dispatch
 import FoundationEssentials
 import Logging
 import ServiceLifecycle
+import SSVCControl
 import SSVCCore
 import SSVCSystemd
 
@@ -17,6 +18,7 @@ public actor CheckService: Service {
     private let store: StateStore
     private var fetcher: Fetcher
     private let logger: Logger
+    private let journal: CheckJournal
     private let machineID: String
     private let machine: MachineFacts
 
@@ -57,6 +59,7 @@ public actor CheckService: Service {
         self.store = store
         self.fetcher = Fetcher(settings: configuration.daemon)
         self.logger = logger
+        journal = CheckJournal(logger: logger)
         self.machineID = machineID
         self.machine = machine
     }
@@ -102,8 +105,10 @@ public actor CheckService: Service {
         let apps = configuration.apps.filter { name == nil || $0.name == name }
         if name != nil && apps.isEmpty { return nil }
         return apps.map { app in
-            AppStatus(app: app, state: state.apps[app.name] ?? AppState(),
-                      next: plans[app.name] ?? NextCheck(at: nil, reason: .manualOnly), now: now)
+            AppStatus(
+                name: app.name, format: app.format, url: app.url, schedule: app.schedule,
+                state: state.apps[app.name] ?? AppState(), next: plans[app.name] ?? NextCheck(at: nil, reason: .manualOnly), now: now
+            )
         }
     }
 
@@ -297,38 +302,14 @@ public actor CheckService: Service {
         // A check cancelled by shutdown is not a failure of the server.
         guard !Task.isCancelled, self.app(named: name) != nil else { return }
 
-        var after = state.apps[name] ?? AppState()
-        after.lastCheck = started
-        if let running = result.running {
-            after.currentVersion = running.key
-            after.currentVersionNumber = running.number
-        }
+        let after = (state.apps[name] ?? AppState()).recording(result.outcome, running: result.running, at: started)
         var notices: [MessageNotice] = []
-        switch result.outcome {
-        case let .success(evaluation, body, etag, fetched):
-            if fetched { after.lastFetch = started }
-            after.lastSuccess = started
-            after.consecutiveFailures = 0
-            after.lastError = nil
-            after.retryNotBefore = nil
-            after.response = body
-            after.etag = etag
-            after.decision = evaluation.decision
-            for notice in evaluation.messages {
-                after.messages[notice.key] = (after.messages[notice.key] ?? MessageDisplayRecord()).shown(at: started)
-                notices.append(notice)
-            }
-        case let .failure(message, retryAfter, fetched):
-            if fetched { after.lastFetch = started }
-            after.consecutiveFailures += 1
-            after.lastError = message
-            after.retryNotBefore = retryAfter
-        }
+        if case let .success(evaluation, _, _, _) = result.outcome { notices = evaluation.messages }
         state.apps[name] = after
         arm(name, atStart: false)
         save()
-        report(app, state: after, outcome: result.outcome)
-        for notice in notices { reportNotice(app, notice) }
+        journal.check(app, state: after, outcome: result.outcome, next: plans[app.name])
+        for notice in notices { journal.notice(app, notice) }
         if !watchers.isEmpty {
             let appStatus = status(of: name)?.first
             publish(ControlEvent(kind: .check, at: RFC3339.format(started), app: appStatus, message: nil))
@@ -345,54 +326,6 @@ public actor CheckService: Service {
         } catch {
             logger.error("cannot save the state, keeping it in memory: \(error)", metadata: ["SSVC_ERROR": "\(error)"])
         }
-    }
-
-    // MARK: Journal
-
-    private func report(_ app: AppConfiguration, state: AppState, outcome: CheckAttempt.Outcome) {
-        let next = plans[app.name]
-        var metadata: Logger.Metadata = [
-            "SSVC_APP": "\(app.name)",
-            "SSVC_STATUS": "\((state.decision?.status ?? .unknown).rawValue)",
-            "SSVC_URL": "\(app.url)",
-            "SSVC_CONSECUTIVE_FAILURES": "\(state.consecutiveFailures)",
-            "SSVC_NEXT_CHECK": "\(next?.at.map(RFC3339.format) ?? next?.reason.rawValue ?? "")",
-        ]
-        if let current = state.currentVersion { metadata["SSVC_CURRENT_VERSION"] = "\(current)" }
-        if let latest = state.decision?.latestVersion { metadata["SSVC_LATEST_VERSION"] = "\(latest)" }
-        switch outcome {
-        case let .failure(message, _, _):
-            metadata["MESSAGE_ID"] = "\(MessageID.checkFailed.rawValue)"
-            metadata["SSVC_ERROR"] = "\(message)"
-            let retry = next?.at.map { "; next try \(RFC3339.format($0))" } ?? ""
-            logger.warning("\(app.name): check failed: \(message)\(retry)", metadata: metadata)
-        case let .success(evaluation, _, _, _):
-            let decision = evaluation.decision
-            metadata["MESSAGE_ID"] = "\(MessageID.forCheck(decision.status).rawValue)"
-            let current = state.currentVersion ?? "?"
-            let latest = decision.latestVersion ?? decision.latestVersionNumber.map(String.init) ?? "?"
-            switch decision.status {
-            case .updateRequired:
-                logger.warning("\(app.name): update required: \(current) → \(latest)", metadata: metadata)
-            case .updateAvailable:
-                logger.notice("\(app.name): update available: \(current) → \(latest)", metadata: metadata)
-            case .upToDate:
-                logger.info("\(app.name): up to date (\(current))", metadata: metadata)
-            case .ahead:
-                logger.info("\(app.name): ahead of the server (\(current), server has \(latest))", metadata: metadata)
-            case .unknown:
-                logger.info("\(app.name): the response names no version", metadata: metadata)
-            }
-        }
-    }
-
-    private func reportNotice(_ app: AppConfiguration, _ notice: MessageNotice) {
-        let text = [notice.description.title, notice.description.message].compactMap { $0 }.joined(separator: ": ")
-        var metadata: Logger.Metadata = [
-            "MESSAGE_ID": "\(MessageID.notice.rawValue)", "SSVC_APP": "\(app.name)", "SSVC_NOTICE_KEY": "\(notice.key)",
-        ]
-        if let url = notice.description.targetUrl { metadata["SSVC_TARGET_URL"] = "\(url)" }
-        logger.notice("\(app.name): \(text)", metadata: metadata)
     }
 
     /// One line for systemd's STATUS=: counts by status, and failures.

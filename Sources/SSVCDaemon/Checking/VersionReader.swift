@@ -1,6 +1,7 @@
 @preconcurrency import Glibc
 import Dispatch
 import SSVCCore
+import SSVCPosix
 
 /// Reads an app's running version from its source, fresh before each check:
 /// the product may have been upgraded since the last one.
@@ -59,34 +60,15 @@ enum CommandRunner {
         guard pipe(&pipeEnds) == 0 else { throw failure(name, "cannot create a pipe") }
         // Close-on-exec, so that no other program started meanwhile inherits them.
         for end in pipeEnds { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_adddup2(&actions, pipeEnds[1], 1)
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        var arguments: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
-        defer { arguments.forEach { free($0) } }
-        // The program starts with no blocked signals and default handlers,
-        // whatever the daemon blocks or ignores (SIGHUP, SIGPIPE).
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var noSignals = sigset_t()
-        sigemptyset(&noSignals)
-        posix_spawnattr_setsigmask(&attributes, &noSignals)
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        for number in [SIGHUP, SIGINT, SIGTERM, SIGPIPE, SIGQUIT] { sigaddset(&defaults, number) }
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-        var pid: pid_t = 0
-        let spawned = posix_spawnp(&pid, name, &actions, &attributes, &arguments, environ)
-        close(pipeEnds[1])
-        guard spawned == 0 else {
+        let child: ChildProcess
+        do {
+            child = try ChildProcess(argv, output: .descriptor(pipeEnds[1]))
+        } catch {
             close(pipeEnds[0])
-            throw VersionReader.Failure(description: "version-command \(name): \(String(cString: strerror(spawned)))")
+            close(pipeEnds[1])
+            throw VersionReader.Failure(description: "version-command \(name): \(String(cString: strerror(error.code)))")
         }
+        close(pipeEnds[1])
 
         var output: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
@@ -111,14 +93,10 @@ enum CommandRunner {
             }
         }
         close(pipeEnds[0])
-        if timedOut { kill(pid, SIGKILL) }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        if timedOut { kill(child.pid, SIGKILL) }
+        let termination = child.wait()
         if timedOut { throw failure(name, "did not finish within \(Int(timeout)) s") }
-        let signal = status & 0x7F
-        if signal != 0 { throw failure(name, "killed by signal \(signal)") }
-        let code = (status >> 8) & 0xFF
-        if code != 0 { throw failure(name, "exited with status \(code)") }
+        guard termination == .exited(0) else { throw failure(name, termination.description) }
         return output
     }
 

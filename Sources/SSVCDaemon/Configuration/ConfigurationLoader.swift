@@ -1,5 +1,6 @@
 @preconcurrency import Glibc
 import SSVCCore
+import SSVCPosix
 import TOMLKit
 
 /// Reads `ssvcd.toml` and the apps directory into a `Configuration`,

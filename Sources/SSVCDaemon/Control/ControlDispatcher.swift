@@ -1,13 +1,11 @@
-import FoundationEssentials
+import SSVCControl
 import SSVCCore
 
-/// Answers Varlink calls: the `org.varlink.service` introspection and the
-/// `io.ssvc.Daemon` methods. Read-only methods are open to anyone who can
-/// connect; `Check` and `Reload` need root or the control group.
+/// Answers parsed calls: the `org.varlink.service` introspection and the
+/// `io.ssvc.Daemon` methods. A method that `mutates` is refused before any
+/// handler runs unless the caller is root, the daemon's own user or in the
+/// control group; the rest are open to anyone who can connect.
 public struct ControlDispatcher: Sendable {
-    public static let interface = "io.ssvc.Daemon"
-    static let serviceInterface = "org.varlink.service"
-
     let service: CheckService
     let controlGroup: UInt32?
 
@@ -22,123 +20,66 @@ public struct ControlDispatcher: Sendable {
         /// Watch: one reply per event, each with `continues`.
         case events(AsyncStream<ControlEvent>)
         case none
+        /// Not a Varlink call: the connection is closed.
+        case close(VarlinkProtocolError)
     }
 
-    func answer(_ call: VarlinkCall, peer: PeerCredentials?) async -> Answer {
-        let answer = await dispatch(call, peer: peer)
-        if call.oneway, case .reply = answer { return .none }
-        return answer
+    func answer(_ call: ControlCall, peer: PeerCredentials?) async -> Answer {
+        switch call {
+        case let .malformed(error):
+            return .close(error)
+        case let .refused(error, oneway):
+            return oneway ? Answer.none : .reply(error.reply)
+        case let .request(request, oneway, more):
+            let answer: Answer
+            if request.method.mutates, peer?.isAllowed(group: controlGroup) != true {
+                answer = .reply(VarlinkError.permissionDenied.reply)
+            } else {
+                answer = await dispatch(request, more: more)
+            }
+            if oneway, case .reply = answer { return Answer.none }
+            return answer
+        }
     }
 
-    private func dispatch(_ call: VarlinkCall, peer: PeerCredentials?) async -> Answer {
-        switch (call.interface, call.name) {
-        case (Self.serviceInterface, "GetInfo"):
+    /// Runs one permitted request.
+    private func dispatch(_ request: ControlRequest, more: Bool) async -> Answer {
+        switch request {
+        case .getInfo:
             return reply(ServiceInfo())
-        case (Self.serviceInterface, "GetInterfaceDescription"):
-            switch call.optionalString("interface") {
-            case .failure, .success(nil):
-                return error("org.varlink.service.InvalidParameter", ["parameter": "interface"])
-            case let .success(name?):
-                switch name {
-                case Self.interface: return reply(["description": interfaceDescription])
-                case Self.serviceInterface: return reply(["description": Self.serviceDescription])
-                default: return error("org.varlink.service.InterfaceNotFound", ["interface": name])
-                }
+        case let .getInterfaceDescription(name):
+            guard let description = ControlInterface.description(of: name) else {
+                return .reply(VarlinkError.interfaceNotFound(name).reply)
             }
-        case (Self.interface, "GetStatus"), (Self.interface, "Check"), (Self.interface, "Watch"):
-            if let unknown = call.unknownParameter(["app"]) {
-                return error("org.varlink.service.InvalidParameter", ["parameter": unknown])
-            }
-            guard case let .success(app) = call.optionalString("app") else {
-                return error("org.varlink.service.InvalidParameter", ["parameter": "app"])
-            }
-            switch call.name {
-            case "GetStatus":
-                let cache = service.statusCache
-                if let cached = cache.reply(for: app) { return .reply(cached) }
-                let generation = cache.generation
-                guard let apps = await service.status(of: app) else { return noSuchApp(app) }
-                let answer = Self.encode(VarlinkReply(parameters: ["apps": apps], continues: nil, error: nil))
-                cache.store(answer, for: app, generation: generation)
-                return .reply(answer)
-            case "Check":
-                guard peer?.isAllowed(group: controlGroup) == true else { return permissionDenied() }
-                guard let apps = await service.checkNow(app) else { return noSuchApp(app) }
-                return reply(["apps": apps])
-            default:
-                guard call.more else { return error("org.varlink.service.ExpectedMore", [String: String]()) }
-                guard let events = await service.watch(app) else { return noSuchApp(app) }
-                return .events(events)
-            }
-        case (Self.interface, "Reload"):
-            guard peer?.isAllowed(group: controlGroup) == true else { return permissionDenied() }
+            return reply(["description": description])
+        case let .getStatus(app):
+            let cache = service.statusCache
+            if let cached = cache.reply(for: app) { return .reply(cached) }
+            let generation = cache.generation
+            guard let apps = await service.status(of: app) else { return .reply(VarlinkError.noSuchApp(app).reply) }
+            let answer = VarlinkReply.encode(parameters: ["apps": apps])
+            cache.store(answer, for: app, generation: generation)
+            return .reply(answer)
+        case let .check(app):
+            guard let apps = await service.checkNow(app) else { return .reply(VarlinkError.noSuchApp(app).reply) }
+            return reply(["apps": apps])
+        case let .watch(app):
+            guard more else { return .reply(VarlinkError.expectedMore.reply) }
+            guard let events = await service.watch(app) else { return .reply(VarlinkError.noSuchApp(app).reply) }
+            return .events(events)
+        case .reload:
             do {
                 try await service.reload()
                 return reply([String: String]())
             } catch {
-                return self.error("\(Self.interface).InvalidConfiguration", ["reason": error.description])
+                return .reply(VarlinkError.invalidConfiguration(error.description).reply)
             }
-        case (Self.interface, _):
-            return error("org.varlink.service.MethodNotFound", ["method": call.method])
-        case (Self.serviceInterface, _):
-            return error("org.varlink.service.MethodNotFound", ["method": call.method])
-        default:
-            return error("org.varlink.service.InterfaceNotFound", ["interface": call.interface])
         }
     }
 
-    private func noSuchApp(_ app: String?) -> Answer {
-        error("\(Self.interface).NoSuchApp", ["app": app ?? ""])
-    }
-
-    private func permissionDenied() -> Answer {
-        error("\(Self.interface).PermissionDenied", [String: String]())
-    }
-
     private func reply<P: Encodable>(_ parameters: P) -> Answer {
-        .reply(Self.encode(VarlinkReply(parameters: parameters, continues: nil, error: nil)))
+        .reply(VarlinkReply.encode(parameters: parameters))
     }
-
-    private func error<P: Encodable>(_ name: String, _ parameters: P) -> Answer {
-        .reply(Self.encode(VarlinkReply(parameters: parameters, continues: nil, error: name)))
-    }
-
-    static func event(_ event: ControlEvent) -> [UInt8] {
-        encode(VarlinkReply(parameters: ["event": event], continues: true, error: nil))
-    }
-
-    static func encode<P: Encodable>(_ reply: VarlinkReply<P>) -> [UInt8] {
-        // Replies are strings, numbers and booleans: encoding cannot fail.
-        (try? encoder.encode(reply)).map { Array($0) + [0] } ?? Array("{}\u{0}".utf8)
-    }
-
-    private static let encoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.withoutEscapingSlashes]
-        return encoder
-    }()
-
-    static let serviceDescription = """
-        # The Varlink service interface.
-        interface org.varlink.service
-
-        method GetInfo() -> (vendor: string, product: string, version: string, url: string, interfaces: []string)
-        method GetInterfaceDescription(interface: string) -> (description: string)
-
-        error InterfaceNotFound (interface: string)
-        error MethodNotFound (method: string)
-        error MethodNotImplemented (method: string)
-        error InvalidParameter (parameter: string)
-        error PermissionDenied ()
-        error ExpectedMore ()
-        """
-}
-
-/// `{"parameters": …, "continues"?: true, "error"?: "…"}`.
-struct VarlinkReply<P: Encodable>: Encodable {
-    let parameters: P
-    let continues: Bool?
-    let error: String?
 }
 
 struct ServiceInfo: Encodable {
@@ -146,5 +87,5 @@ struct ServiceInfo: Encodable {
     let product = "ssvcd"
     let version = DaemonVersion.current
     let url = "file:///usr/share/doc/ssvc/README.md"
-    let interfaces = [ControlDispatcher.serviceInterface, ControlDispatcher.interface]
+    let interfaces = [ControlInterface.serviceName, ControlInterface.name]
 }

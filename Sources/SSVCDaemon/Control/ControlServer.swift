@@ -1,32 +1,39 @@
 @preconcurrency import Glibc
 import Logging
-import NIOConcurrencyHelpers
 import NIOCore
+import NIOExtras
 import NIOPosix
 import ServiceLifecycle
-import SSVCCore
+import SSVCControl
+import SSVCPosix
 
 /// The Varlink socket: one task per connection in a discarding task group,
-/// errors caught per connection, so that no client can take the server or
-/// the other clients down.
+/// errors caught and journaled per connection, so that no client can take
+/// the server or the other clients down.
 public final class ControlServer: Service {
-    typealias Connection = NIOAsyncChannel<ByteBuffer, ByteBuffer>
+    typealias Connection = NIOAsyncChannel<ControlCall, ByteBuffer>
 
     private let listener: NIOAsyncChannel<Connection, Never>
     private let dispatcher: ControlDispatcher
+    private let logger: Logger
     /// The path to remove on stop; nil for a socket systemd owns.
     private let ownedPath: String?
-    /// Open connections, closed by the server when the daemon stops.
-    private let open = NIOLockedValueBox<[ObjectIdentifier: any Channel]>([:])
+    /// Closes the listener, then every open connection, when the daemon stops.
+    private let quiescing: ServerQuiescingHelper
 
     public struct BindError: Error, CustomStringConvertible {
         public let description: String
     }
 
-    private init(listener: NIOAsyncChannel<Connection, Never>, dispatcher: ControlDispatcher, ownedPath: String?) {
+    private init(
+        listener: NIOAsyncChannel<Connection, Never>, dispatcher: ControlDispatcher, logger: Logger,
+        ownedPath: String?, quiescing: ServerQuiescingHelper
+    ) {
         self.listener = listener
         self.dispatcher = dispatcher
+        self.logger = logger
         self.ownedPath = ownedPath
+        self.quiescing = quiescing
     }
 
     /// Serves on the socket systemd passed, or binds `path`: its folder is
@@ -34,29 +41,39 @@ public final class ControlServer: Service {
     /// file that is not a socket is an error. The socket is mode 0666:
     /// anyone may read; `Check` and `Reload` check the caller.
     public static func start(
-        path: String, passedSocket: Int32?, idleTimeout: TimeAmount, dispatcher: ControlDispatcher
+        path: String, passedSocket: Int32?, idleTimeout: TimeAmount, dispatcher: ControlDispatcher, logger: Logger
     ) async throws(BindError) -> ControlServer {
-        let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        let group = MultiThreadedEventLoopGroup.singleton
+        let quiescing = ServerQuiescingHelper(group: group)
+        let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(ChannelOptions.backlog, value: 512)
+            .serverChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(quiescing.makeServerChannelHandler(channel: channel))
+                }
+            }
         let cache = dispatcher.service.statusCache
         let initializer: @Sendable (any Channel) -> EventLoopFuture<Connection> = { child in
             child.eventLoop.makeCompletedFuture {
-                try child.pipeline.syncOperations.addHandler(ByteToMessageHandler(NULFrameDecoder()))
-                try child.pipeline.syncOperations.addHandler(IdleStateHandler(readTimeout: idleTimeout))
-                try child.pipeline.syncOperations.addHandler(IdleCloser(), name: "idle-closer")
-                try child.pipeline.syncOperations.addHandler(StatusFastPath(cache: cache))
+                let pipeline = child.pipeline.syncOperations
+                try pipeline.addHandler(ByteToMessageHandler(NULFrameDecoder()))
+                try pipeline.addHandler(CallParser())
+                try pipeline.addHandler(QuiesceCloser())
+                try pipeline.addHandler(IdleStateHandler(readTimeout: idleTimeout))
+                try pipeline.addHandler(IdleCloser(), name: "idle-closer")
+                try pipeline.addHandler(StatusFastPath(cache: cache))
                 return try Connection(wrappingChannelSynchronously: child)
             }
         }
         do {
             if let passedSocket {
                 let listener = try await bootstrap.bind(passedSocket, childChannelInitializer: initializer)
-                return ControlServer(listener: listener, dispatcher: dispatcher, ownedPath: nil)
+                return ControlServer(listener: listener, dispatcher: dispatcher, logger: logger, ownedPath: nil, quiescing: quiescing)
             }
             try prepare(path)
             let listener = try await bootstrap.bind(unixDomainSocketPath: path, childChannelInitializer: initializer)
             chmod(path, 0o666)
-            return ControlServer(listener: listener, dispatcher: dispatcher, ownedPath: path)
+            return ControlServer(listener: listener, dispatcher: dispatcher, logger: logger, ownedPath: path, quiescing: quiescing)
         } catch let error as BindError {
             throw error
         } catch {
@@ -77,35 +94,33 @@ public final class ControlServer: Service {
         guard (info.st_mode & S_IFMT) == S_IFSOCK else {
             throw BindError(description: "\(path) exists and is not a socket; not replacing it")
         }
-        if isListening(path) {
+        if (try? VarlinkClient(path: path)) != nil {
             throw BindError(description: "another process is serving \(path) (is ssvcd already running?)")
         }
         unlink(path)
     }
 
-    private static func isListening(_ path: String) -> Bool {
-        (try? VarlinkClient(path: path)) != nil
-    }
-
     public func run() async throws {
         defer { if let ownedPath { unlink(ownedPath) } }
         await withGracefulShutdownHandler {
-            try? await withThrowingDiscardingTaskGroup { group in
-                try await self.listener.executeThenClose { connections in
-                    for try await connection in connections {
-                        let channel = connection.channel
-                        self.open.withLockedValue { $0[ObjectIdentifier(channel)] = channel }
-                        group.addTask {
-                            await self.serve(connection)
-                            self.open.withLockedValue { $0[ObjectIdentifier(channel)] = nil }
+            await withDiscardingTaskGroup { group in
+                do {
+                    try await self.listener.executeThenClose { connections in
+                        for try await connection in connections {
+                            group.addTask { await self.serve(connection) }
                         }
                     }
+                } catch {
+                    // Accepting failed for good (not for want of descriptors:
+                    // NIO backs off and retries those): the socket is gone.
+                    self.logger.error("the control socket stopped accepting connections: \(error)", metadata: [
+                        "SSVC_ERROR": "\(error)",
+                    ])
                 }
             }
         } onGracefulShutdown: {
             // Stop accepting, and close every client: none may hold the stop up.
-            self.listener.channel.close(promise: nil)
-            for channel in self.open.withLockedValue({ Array($0.values) }) { channel.close(promise: nil) }
+            self.quiescing.initiateShutdown(promise: nil)
         }
     }
 
@@ -113,28 +128,62 @@ public final class ControlServer: Service {
     private func serve(_ connection: Connection) async {
         let peer = await PeerCredentials.of(connection.channel)
         let dispatcher = self.dispatcher
-        try? await connection.executeThenClose { inbound, outbound in
-            for try await frame in inbound {
-                guard let call = try? VarlinkCall(parsing: Array(frame.readableBytesView)) else { return }
-                switch await dispatcher.answer(call, peer: peer) {
-                case .none:
-                    continue
-                case let .reply(bytes):
-                    try await outbound.write(ByteBuffer(bytes: bytes))
-                case let .events(stream):
-                    // A watcher may be silent for hours: no idle close, but
-                    // stop as soon as it goes away.
-                    _ = try? await connection.channel.pipeline.removeHandler(name: "idle-closer").get()
-                    let forward = Task {
-                        for await event in stream {
-                            try await outbound.write(ByteBuffer(bytes: ControlDispatcher.event(event)))
-                        }
+        do {
+            try await connection.executeThenClose { inbound, outbound in
+                for try await call in inbound {
+                    switch await dispatcher.answer(call, peer: peer) {
+                    case .none:
+                        continue
+                    case let .close(error):
+                        self.connectionClosed(peer, because: "not a Varlink call: \(error)", level: .info)
+                        return
+                    case let .reply(bytes):
+                        try await outbound.write(ByteBuffer(bytes: bytes))
+                    case let .events(stream):
+                        try await self.forward(stream, on: connection, to: outbound)
+                        return
                     }
-                    connection.channel.closeFuture.whenComplete { _ in forward.cancel() }
-                    _ = await forward.result
-                    return
                 }
             }
+        } catch {
+            // A client that went away mid-reply is no news; anything else
+            // (a message over the limit, a failed write) is.
+            let level: Logger.Level = error is VarlinkFraming.TooLong || connection.channel.isActive ? .info : .debug
+            connectionClosed(peer, because: "\(error)", level: level)
+        }
+    }
+
+    /// Writes `Watch` events until the stream ends or the client goes. A
+    /// watcher may be silent for hours: the idle close no longer applies.
+    private func forward(
+        _ stream: AsyncStream<ControlEvent>, on connection: Connection, to outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>
+    ) async throws {
+        try await connection.channel.pipeline.removeHandler(name: "idle-closer").get()
+        let forwarding = Task {
+            for await event in stream {
+                try await outbound.write(ByteBuffer(bytes: VarlinkReply.event(event)))
+            }
+        }
+        connection.channel.closeFuture.whenComplete { _ in forwarding.cancel() }
+        try await forwarding.value
+    }
+
+    /// A connection ended by an error, journaled with who it was.
+    private func connectionClosed(_ peer: PeerCredentials?, because reason: String, level: Logger.Level) {
+        let who = peer.map { "pid \($0.pid), uid \($0.uid)" } ?? "an unknown peer"
+        logger.log(level: level, "closed the control connection of \(who): \(reason)", metadata: ["SSVC_ERROR": "\(reason)"])
+    }
+}
+
+/// Closes the connection when the server quiesces (the daemon is stopping).
+final class QuiesceCloser: ChannelInboundHandler, Sendable {
+    typealias InboundIn = ControlCall
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if event is ChannelShouldQuiesceEvent {
+            context.close(promise: nil)
+        } else {
+            context.fireUserInboundEventTriggered(event)
         }
     }
 }

@@ -1,22 +1,14 @@
 import NIOCore
+import SSVCControl
 
-/// Varlink framing: each message ends with a NUL byte. A message longer than
-/// `maximumLength` closes the connection rather than filling memory.
+/// Cuts the byte stream into Varlink messages (`VarlinkFraming`); a message
+/// over the limit closes the connection.
 struct NULFrameDecoder: ByteToMessageDecoder {
     typealias InboundOut = ByteBuffer
 
-    static let maximumLength = 64 * 1024
-
-    struct TooLong: Error {}
-
     mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
-        guard let end = buffer.readableBytesView.firstIndex(of: 0) else {
-            if buffer.readableBytes > Self.maximumLength { throw TooLong() }
-            return .needMoreData
-        }
-        let length = end - buffer.readerIndex
-        if length > Self.maximumLength { throw TooLong() }
-        let frame = buffer.readSlice(length: length)!
+        guard let end = try VarlinkFraming.end(in: buffer.readableBytesView) else { return .needMoreData }
+        let frame = buffer.readSlice(length: end - buffer.readerIndex)!
         buffer.moveReaderIndex(forwardBy: 1)
         context.fireChannelRead(wrapInboundOut(frame))
         return .continue
@@ -30,10 +22,22 @@ struct NULFrameDecoder: ByteToMessageDecoder {
     }
 }
 
+/// Parses each message into a `ControlCall`, once: the fast path and the
+/// connection's task both take the parsed call.
+final class CallParser: ChannelInboundHandler, Sendable {
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = ControlCall
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let frame = unwrapInboundIn(data)
+        context.fireChannelRead(wrapInboundOut(ControlCall(parsing: Array(frame.readableBytesView))))
+    }
+}
+
 /// Closes a connection that has been silent for the idle timeout, unless it
 /// is waiting on a `Watch` (its handler is then removed).
-final class IdleCloser: ChannelInboundHandler, Sendable {
-    typealias InboundIn = ByteBuffer
+final class IdleCloser: ChannelInboundHandler, RemovableChannelHandler, Sendable {
+    typealias InboundIn = ControlCall
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         if event is IdleStateHandler.IdleStateEvent {

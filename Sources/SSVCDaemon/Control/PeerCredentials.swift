@@ -1,5 +1,6 @@
 @preconcurrency import Glibc
 import NIOCore
+import SSVCPosix
 
 /// Who is at the other end of a Unix socket, from `SO_PEERCRED`.
 public struct PeerCredentials: Sendable, Equatable {

@@ -1,4 +1,5 @@
 import NIOConcurrencyHelpers
+import SSVCPosix
 
 /// Encoded `GetStatus` replies, so that a poller is answered without a trip
 /// through the check service or the JSON encoder. The service invalidates it

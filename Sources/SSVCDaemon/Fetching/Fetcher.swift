@@ -5,6 +5,7 @@ import NIOHTTP1
 import NIOPosix
 import NIOSSL
 import SSVCCore
+import SSVCPosix
 
 /// What a fetch brought back.
 public enum FetchOutcome: Sendable, Equatable {

@@ -1,6 +1,7 @@
 @preconcurrency import Glibc
 import FoundationEssentials
 import SSVCCore
+import SSVCPosix
 
 /// `<state-dir>/state.json`, written so that a crash at any instant leaves
 /// the old file or the new one, never a torn one.

@@ -1,4 +1,5 @@
 import Foundation
+import SSVCPosix
 import Testing
 
 /// A minimal Debian system booted with systemd as PID 1 under
@@ -22,7 +23,7 @@ final class BootedSystem {
     let machine: String
     /// The container's PID 1, as this machine sees it.
     let leader: pid_t
-    private let nspawn: Spawned
+    private let nspawn: ChildProcess
     private let cgroups: [String]
     let consoleLog: String
     private var stopped = false
@@ -52,7 +53,7 @@ final class BootedSystem {
         arguments += bindReadOnly.map { "--bind-ro=\($0.0):\($0.1)" }
         // The shell moves itself into the cgroups, then becomes nspawn.
         let join = cgroups.map { "echo $$ > '\($0)/cgroup.procs'" }.joined(separator: " && ")
-        nspawn = try Spawned(
+        nspawn = try ChildProcess(
             "/bin/sh", ["-c", "\(join) && exec systemd-nspawn \"$@\"", "sh"] + arguments,
             output: consoleLog, error: consoleLog
         )

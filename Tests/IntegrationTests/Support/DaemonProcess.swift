@@ -1,11 +1,12 @@
 import Foundation
+import SSVCPosix
 import Testing
 
 /// A built `ssvcd` running on a configuration written for one test, with its
 /// state and log in the test's own folder.
 final class DaemonProcess {
     let folder: TemporaryFolder
-    let process: Spawned
+    let process: ChildProcess
     let stateDirectory: String
     let logPath: String
     let configPath: String
@@ -44,7 +45,7 @@ final class DaemonProcess {
         var variables = ProcessInfo.processInfo.environment
         for name in ["NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID", "LISTEN_FDS", "LISTEN_PID"] { variables[name] = nil }
         variables.merge(environment) { _, new in new }
-        process = try Spawned(
+        process = try ChildProcess(
             try binary ?? Executable.path("ssvcd"), ["--config", configPath, "--log-target", "stderr"] + arguments,
             environment: variables, error: logPath
         )
@@ -83,7 +84,7 @@ final class DaemonProcess {
             Issue.record("ssvcd did not stop within 10 s of SIGTERM", sourceLocation: sourceLocation)
             kill(process.pid, SIGKILL)
         }
-        return process.wait()
+        return process.exitCode()
     }
 
     /// Resident memory in KiB, from /proc.

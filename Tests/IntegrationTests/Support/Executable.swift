@@ -1,4 +1,5 @@
 import Foundation
+import SSVCPosix
 import Testing
 
 /// What a finished command left behind.
@@ -40,11 +41,11 @@ enum Executable {
         try Data().write(to: outputURL)
         try Data().write(to: errorURL)
 
-        let child = try Spawned(
+        let child = try ChildProcess(
             try path(name), arguments, environment: environment,
             input: inputURL.path, output: outputURL.path, error: errorURL.path
         )
-        let status = child.wait()
+        let status = child.exitCode()
         return CommandResult(
             status: status,
             standardOutput: try String(contentsOf: outputURL, encoding: .utf8),

@@ -1,4 +1,5 @@
 import Foundation
+import SSVCPosix
 import Testing
 
 /// A real journald for the suite: the machine's when it runs one, else one
@@ -23,7 +24,7 @@ final class SharedJournal: @unchecked Sendable {
     private let lock = NSLock()
     private var users = 0
     /// The journald this process started; nil when the machine had one.
-    private var journald: Spawned?
+    private var journald: ChildProcess?
 
     func acquire() throws {
         lock.lock()
@@ -32,7 +33,7 @@ final class SharedJournal: @unchecked Sendable {
         guard users == 1, !FileManager.default.fileExists(atPath: Self.socket) else { return }
         do {
             try #require(FileManager.default.isExecutableFile(atPath: Self.daemon), "no journald at \(Self.daemon)")
-            let started = try Spawned(Self.daemon, [])
+            let started = try ChildProcess(Self.daemon, [])
             let deadline = Date().addingTimeInterval(5)
             while !FileManager.default.fileExists(atPath: Self.socket) && Date() < deadline {
                 Thread.sleep(forTimeInterval: 0.02)

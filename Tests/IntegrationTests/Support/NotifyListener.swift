@@ -1,4 +1,5 @@
 import Foundation
+import SSVCPosix
 import Testing
 
 /// A datagram socket standing in for systemd's NOTIFY_SOCKET.
@@ -10,7 +11,7 @@ final class NotifyListener {
         path = folder.url.appendingPathComponent("notify").path
         descriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
         try #require(descriptor >= 0)
-        let bound = UnixAddress.bind(descriptor, to: path)
+        let bound = UnixSocket.bind(descriptor, to: path)
         try #require(bound == 0, "cannot bind \(path)")
         var timeout = timeval(tv_sec: 0, tv_usec: 100_000)
         setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))

@@ -1,4 +1,5 @@
 import Foundation
+import SSVCPosix
 import Testing
 
 /// A Unix-socket client that sends whatever a test wants, well-formed or not.
@@ -8,7 +9,7 @@ final class RawConnection {
 
     init(_ path: String) throws {
         descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        let connected = UnixAddress.connect(descriptor, to: path)
+        let connected = UnixSocket.connect(descriptor, to: path)
         try #require(connected == 0, "cannot connect to \(path): \(String(cString: strerror(errno)))")
         var timeout = timeval(tv_sec: 0, tv_usec: 200_000)
         setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))

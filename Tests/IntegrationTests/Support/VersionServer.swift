@@ -1,11 +1,12 @@
 import Foundation
+import SSVCPosix
 import Testing
 
 /// `Tests/Fixtures/version_server.py` on a loopback port: a real HTTP(S)
 /// server whose behaviour a test sets by writing its scenario.
 final class VersionServer {
     let folder: TemporaryFolder
-    let process: Spawned
+    let process: ChildProcess
     let port: Int
     let scheme: String
     private let scenarioPath: String
@@ -29,7 +30,7 @@ final class VersionServer {
         if let networkOf { command = ["/usr/bin/nsenter", "--target=\(networkOf)", "--net", "--"] + command }
         scheme = tls == nil ? "http" : "https"
         try JSONSerialization.data(withJSONObject: scenario).write(to: URL(fileURLWithPath: scenarioPath))
-        process = try Spawned(command[0], Array(command.dropFirst()))
+        process = try ChildProcess(command[0], Array(command.dropFirst()))
         let deadline = Date().addingTimeInterval(10)
         var found: Int?
         while Date() < deadline, process.isRunning {

@@ -2,8 +2,8 @@
 
 /// Seconds on CLOCK_MONOTONIC, for time limits and lifetimes that must not
 /// move when the wall clock is set.
-enum MonotonicClock {
-    static func seconds() -> Double {
+public enum MonotonicClock {
+    public static func seconds() -> Double {
         var now = timespec()
         clock_gettime(CLOCK_MONOTONIC, &now)
         return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9

@@ -1,19 +1,19 @@
 @preconcurrency import Glibc
 
-/// The few file-system operations the daemon needs, without Foundation.
-enum FileSystem {
+/// The few file-system operations ssvc needs, without Foundation.
+public enum FileSystem {
     /// Why an operation failed: what was attempted and the system's reason.
-    struct Failure: Error, CustomStringConvertible {
-        let description: String
+    public struct Failure: Error, CustomStringConvertible {
+        public let description: String
     }
 
-    static func exists(_ path: String) -> Bool {
+    public static func exists(_ path: String) -> Bool {
         var info = stat()
         return stat(path, &info) == 0
     }
 
     /// `mkdir -p`: every missing folder of `path` is created with `mode`.
-    static func makeDirectories(_ path: String, mode: mode_t) throws(Failure) {
+    public static func makeDirectories(_ path: String, mode: mode_t) throws(Failure) {
         var prefix = path.hasPrefix("/") ? "" : "."
         for part in path.split(separator: "/") {
             prefix += "/" + part
@@ -25,7 +25,7 @@ enum FileSystem {
 
     /// The entries of `directory` (without `.` and `..`); nil when it does
     /// not exist.
-    static func names(in directory: String) throws(Failure) -> [String]? {
+    public static func names(in directory: String) throws(Failure) -> [String]? {
         guard let handle = opendir(directory) else {
             if errno == ENOENT { return nil }
             throw Failure(description: "cannot read \(directory): \(String(cString: strerror(errno)))")

@@ -1,6 +1,6 @@
 import Foundation
 import SSVCCore
-import SSVCDaemon
+import SSVCPosix
 import Testing
 
 @Suite("machine facts from the file system")

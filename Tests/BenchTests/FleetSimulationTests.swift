@@ -1,5 +1,6 @@
+@testable import ssvc_bench
+import SSVCCore
 import Testing
-@testable import SSVCCore
 
 @Suite("fleet load")
 struct FleetSimulationTests {

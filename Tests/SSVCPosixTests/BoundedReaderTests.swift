@@ -1,5 +1,5 @@
 import Foundation
-import SSVCDaemon
+import SSVCPosix
 import Testing
 
 @Suite("BoundedReader: whole inputs with a cap, and why a read failed")

@@ -1,3 +1,5 @@
+import SSVCCore
+
 /// One Varlink method call (varlink.org): `{"method": "iface.Method",
 /// "parameters": {…}, "oneway"?: bool, "more"?: bool}`, validated before
 /// anything is dispatched.

@@ -1,5 +1,5 @@
-import FoundationEssentials
-import SSVCCore
+public import FoundationEssentials
+public import SSVCCore
 
 /// One app as `GetStatus` and `ssvcctl status` show it.
 public struct AppStatus: Sendable, Equatable, Codable {
@@ -24,12 +24,15 @@ public struct AppStatus: Sendable, Equatable, Codable {
     public var note: String?
     public var description: UpdateDescription?
 
-    init(app: AppConfiguration, state: AppState, next: NextCheck, now: Date) {
+    /// The app as its state and plan show it at `now`.
+    public init(
+        name: String, format: ResponseFormat, url: String, schedule: Schedule, state: AppState, next: NextCheck, now: Date
+    ) {
         let decision = state.decision
-        name = app.name
-        format = app.format
-        url = app.url
-        schedule = app.schedule
+        self.name = name
+        self.format = format
+        self.url = url
+        self.schedule = schedule
         status = decision?.status ?? .unknown
         currentVersion = state.currentVersion
         currentVersionNumber = state.currentVersionNumber
@@ -43,7 +46,7 @@ public struct AppStatus: Sendable, Equatable, Codable {
         nextCheckReason = next.reason
         consecutiveFailures = state.consecutiveFailures
         lastError = state.lastError
-        stale = state.isStale(now: now, schedule: app.schedule)
+        stale = state.isStale(now: now, schedule: schedule)
         note = decision?.note
         description = decision?.description
     }

@@ -1,4 +1,4 @@
-import SSVCCore
+public import SSVCCore
 
 /// What `Watch` delivers: a finished check, a message shown, or a reload.
 public struct ControlEvent: Sendable, Codable, Equatable {
@@ -11,4 +11,11 @@ public struct ControlEvent: Sendable, Codable, Equatable {
     public var at: String
     public var app: AppStatus?
     public var message: UpdateDescription?
+
+    public init(kind: Kind, at: String, app: AppStatus? = nil, message: UpdateDescription? = nil) {
+        self.kind = kind
+        self.at = at
+        self.app = app
+        self.message = message
+    }
 }

@@ -1,4 +1,5 @@
-public import FoundationEssentials
+import FoundationEssentials
+import SSVCCore
 
 /// What a version server sees from a fleet: every machine runs the real
 /// `SchedulePlanner` from the same start, and the requests are counted per

@@ -1,0 +1,128 @@
+@preconcurrency import Glibc
+import FoundationEssentials
+import SSVCCore
+import SSVCPosix
+
+/// A blocking Varlink client over a Unix socket, for `ssvcctl` and the
+/// benchmark's load generator.
+public final class VarlinkClient {
+    private let descriptor: Int32
+    /// Bytes received and not yet returned, from `start`.
+    private var buffer: [UInt8] = []
+    private var start = 0
+
+    public enum Failure: Error, CustomStringConvertible {
+        case cannotConnect(path: String, reason: String)
+        case connection(String)
+        /// The daemon answered with a Varlink error.
+        case remote(name: String, parameters: JSONField)
+
+        public var description: String {
+            switch self {
+            case let .cannotConnect(path, reason): "cannot connect to \(path): \(reason) (is ssvcd running?)"
+            case let .connection(reason): reason
+            case let .remote(name, _): name
+            }
+        }
+
+        /// The error's name, when it is one the daemon sends.
+        public var remoteName: VarlinkErrorName? {
+            guard case let .remote(name, _) = self else { return nil }
+            return VarlinkErrorName(rawValue: name)
+        }
+    }
+
+    /// `replyTimeout` seconds without a byte from the daemon is an error;
+    /// nil waits for ever (for `Watch`).
+    public init(path: String, replyTimeout: Int? = nil) throws(Failure) {
+        do {
+            descriptor = try UnixSocket.connected(to: path)
+        } catch {
+            throw .cannotConnect(path: path, reason: String(cString: strerror(error.code)))
+        }
+        if let replyTimeout {
+            var limit = timeval(tv_sec: replyTimeout, tv_usec: 0)
+            setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+        }
+    }
+
+    deinit { close(descriptor) }
+
+    private struct Call: Encodable {
+        let method: String
+        let parameters: [String: String]
+        let more: Bool?
+    }
+
+    /// A call as it goes on the socket: made once, it may be sent many times.
+    public static func message(_ method: ControlMethod, parameters: [String: String] = [:], more: Bool = false) -> [UInt8] {
+        // Strings and a boolean: encoding cannot fail.
+        let encoded = (try? JSONEncoder().encode(Call(method: method.rawValue, parameters: parameters, more: more ? true : nil)))
+        return VarlinkFraming.frame(encoded.map(Array.init) ?? [])
+    }
+
+    /// Sends a call and returns the first reply's parameters as raw JSON
+    /// (for decoding); with `more`, read the rest with `nextReply()`.
+    public func call(_ method: ControlMethod, parameters: [String: String] = [:], more: Bool = false) throws(Failure) -> [UInt8] {
+        try send(Self.message(method, parameters: parameters, more: more))
+        return try nextReply()
+    }
+
+    /// Writes a message made by `message(_:parameters:more:)`.
+    public func send(_ message: [UInt8]) throws(Failure) {
+        var sent = 0
+        while sent < message.count {
+            let count = message.withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress! + sent, $0.count - sent, Int32(MSG_NOSIGNAL)) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { throw .connection("the daemon closed the connection") }
+            sent += count
+        }
+    }
+
+    /// The next reply: its `parameters` as raw JSON bytes, or the daemon's error.
+    public func nextReply() throws(Failure) -> [UInt8] {
+        let root: JSONField
+        do {
+            root = JSONField(root: try JSONParser.parse(Array(try receive())))
+        } catch let error as Failure {
+            throw error
+        } catch {
+            throw .connection("the daemon sent an invalid reply: \(error)")
+        }
+        if let name = try? root.member("error")?.string() {
+            throw .remote(name: name, parameters: root.member("parameters") ?? JSONField(root: .object([])))
+        }
+        return Array((root.member("parameters")?.value ?? .object([])).canonicalText.utf8)
+    }
+
+    /// The next whole message as it came, without its terminator.
+    public func receive() throws(Failure) -> ArraySlice<UInt8> {
+        while true {
+            let end: Int?
+            do {
+                end = try VarlinkFraming.end(in: buffer[start...])
+            } catch {
+                throw .connection("the daemon sent \(error)")
+            }
+            if let end {
+                let message = buffer[start..<end]
+                start = end + 1
+                return message
+            }
+            if start > 0 {
+                buffer.removeFirst(start)
+                start = 0
+            }
+            let count = buffer.count
+            buffer.append(contentsOf: repeatElement(0, count: 65_536))
+            let received = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress! + count, $0.count - count, 0) }
+            let code = errno
+            buffer.removeLast(65_536 - max(received, 0))
+            if received < 0 && code == EINTR { continue }
+            if received < 0 && (code == EAGAIN || code == EWOULDBLOCK) {
+                throw .connection("the daemon did not answer in time")
+            }
+            guard received > 0 else { throw .connection("the daemon closed the connection") }
+        }
+    }
+}

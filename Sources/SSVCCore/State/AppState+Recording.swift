@@ -1,0 +1,41 @@
+public import FoundationEssentials
+
+extension AppState {
+    /// The state after a check that started at `time` came to `outcome`.
+    ///
+    /// A success replaces the stored response, its ETag and decision, clears
+    /// the failure count and the server's Retry-After, and counts each
+    /// message shown. A failure keeps the last good response and decision,
+    /// counts one more failure and remembers why and the Retry-After. Either
+    /// way the running version found (`running`, nil when it could not be
+    /// read) is recorded, and a check that sent a request counts toward the
+    /// minimum interval. The next check follows from `history`.
+    public func recording(_ outcome: CheckOutcome, running: RunningVersion?, at time: Date) -> AppState {
+        var next = self
+        next.lastCheck = time
+        if let running {
+            next.currentVersion = running.key
+            next.currentVersionNumber = running.number
+        }
+        switch outcome {
+        case let .success(evaluation, body, etag, fetched):
+            if fetched { next.lastFetch = time }
+            next.lastSuccess = time
+            next.consecutiveFailures = 0
+            next.lastError = nil
+            next.retryNotBefore = nil
+            next.response = body
+            next.etag = etag
+            next.decision = evaluation.decision
+            for notice in evaluation.messages {
+                next.messages[notice.key] = (next.messages[notice.key] ?? MessageDisplayRecord()).shown(at: time)
+            }
+        case let .failure(message, retryAfter, fetched):
+            if fetched { next.lastFetch = time }
+            next.consecutiveFailures += 1
+            next.lastError = message
+            next.retryNotBefore = retryAfter
+        }
+        return next
+    }
+}

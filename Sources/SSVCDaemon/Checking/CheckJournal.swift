@@ -1,0 +1,56 @@
+import Logging
+import SSVCCore
+
+/// Each check's result and each message shown, as journal entries with the
+/// `SSVC_` fields and the catalog's MESSAGE_IDs (README, "Journal fields").
+struct CheckJournal: Sendable {
+    let logger: Logger
+
+    /// One entry per check: a warning when it failed or an update is
+    /// required, a notice for an update, info otherwise.
+    func check(_ app: AppConfiguration, state: AppState, outcome: CheckOutcome, next: NextCheck?) {
+        var metadata: Logger.Metadata = [
+            "SSVC_APP": "\(app.name)",
+            "SSVC_STATUS": "\((state.decision?.status ?? .unknown).rawValue)",
+            "SSVC_URL": "\(app.url)",
+            "SSVC_CONSECUTIVE_FAILURES": "\(state.consecutiveFailures)",
+            "SSVC_NEXT_CHECK": "\(next?.at.map(RFC3339.format) ?? next?.reason.rawValue ?? "")",
+        ]
+        if let current = state.currentVersion { metadata["SSVC_CURRENT_VERSION"] = "\(current)" }
+        if let latest = state.decision?.latestVersion { metadata["SSVC_LATEST_VERSION"] = "\(latest)" }
+        switch outcome {
+        case let .failure(message, _, _):
+            metadata["MESSAGE_ID"] = "\(MessageID.checkFailed.rawValue)"
+            metadata["SSVC_ERROR"] = "\(message)"
+            let retry = next?.at.map { "; next try \(RFC3339.format($0))" } ?? ""
+            logger.warning("\(app.name): check failed: \(message)\(retry)", metadata: metadata)
+        case let .success(evaluation, _, _, _):
+            let decision = evaluation.decision
+            metadata["MESSAGE_ID"] = "\(MessageID.forCheck(decision.status).rawValue)"
+            let current = state.currentVersion ?? "?"
+            let latest = decision.latestVersion ?? decision.latestVersionNumber.map(String.init) ?? "?"
+            switch decision.status {
+            case .updateRequired:
+                logger.warning("\(app.name): update required: \(current) → \(latest)", metadata: metadata)
+            case .updateAvailable:
+                logger.notice("\(app.name): update available: \(current) → \(latest)", metadata: metadata)
+            case .upToDate:
+                logger.info("\(app.name): up to date (\(current))", metadata: metadata)
+            case .ahead:
+                logger.info("\(app.name): ahead of the server (\(current), server has \(latest))", metadata: metadata)
+            case .unknown:
+                logger.info("\(app.name): the response names no version", metadata: metadata)
+            }
+        }
+    }
+
+    /// A Turkcell message due now.
+    func notice(_ app: AppConfiguration, _ notice: MessageNotice) {
+        let text = [notice.description.title, notice.description.message].compactMap { $0 }.joined(separator: ": ")
+        var metadata: Logger.Metadata = [
+            "MESSAGE_ID": "\(MessageID.notice.rawValue)", "SSVC_APP": "\(app.name)", "SSVC_NOTICE_KEY": "\(notice.key)",
+        ]
+        if let url = notice.description.targetUrl { metadata["SSVC_TARGET_URL"] = "\(url)" }
+        logger.notice("\(app.name): \(text)", metadata: metadata)
+    }
+}

@@ -1,0 +1,116 @@
+import Foundation
+import SSVCPosix
+import Testing
+
+@Suite("ChildProcess: one posix_spawn for the daemon, the client, the benchmark and the tests")
+struct ChildProcessTests {
+    func temporaryFile() -> String {
+        FileManager.default.temporaryDirectory.appendingPathComponent("ssvc-child-\(UUID().uuidString)").path
+    }
+
+    @Test("exit status and signal are told apart, with the shell's number")
+    func termination() throws {
+        #expect(try ChildProcess(["sh", "-c", "exit 3"]).wait() == .exited(3))
+        let killed = try ChildProcess(["sh", "-c", "kill -TERM $$"]).wait()
+        #expect(killed == .signalled(SIGTERM))
+        #expect(killed.code == 128 + SIGTERM)
+        #expect(killed.description == "killed by signal \(SIGTERM)")
+    }
+
+    @Test("the child starts with no blocked signals and default dispositions, whatever the parent has")
+    func signals() throws {
+        let output = temporaryFile()
+        defer { unlink(output) }
+        var blocked = sigset_t()
+        var previous = sigset_t()
+        sigemptyset(&blocked)
+        sigaddset(&blocked, SIGTERM)
+        pthread_sigmask(SIG_BLOCK, &blocked, &previous)
+        let oldHangUp = signal(SIGHUP, SIG_IGN)
+        defer {
+            signal(SIGHUP, oldHangUp)
+            pthread_sigmask(SIG_SETMASK, &previous, nil)
+        }
+        let child = try ChildProcess(["sh", "-c", "grep -E '^Sig(Blk|Ign)' /proc/self/status"], output: .file(output))
+        #expect(child.wait() == .exited(0))
+        let lines = try String(contentsOfFile: output, encoding: .utf8).split(separator: "\n")
+        #expect(lines.contains("SigBlk:\t0000000000000000"), "\(lines)")
+        // sh itself may ignore nothing but what it chooses; SIGHUP (bit 0) must not be inherited ignored.
+        let ignored = lines.first { $0.hasPrefix("SigIgn:") }.flatMap { UInt64($0.split(separator: "\t").last ?? "", radix: 16) }
+        #expect(ignored.map { $0 & 1 == 0 } == true, "\(lines)")
+    }
+
+    @Test("streams go to files, descriptors or /dev/null; the environment is replaced when given")
+    func streamsAndEnvironment() throws {
+        let output = temporaryFile()
+        defer { unlink(output) }
+        let child = try ChildProcess(
+            ["/bin/sh", "-c", "echo \"$ONLY\" \"${HOME:-unset}\"; echo to-error >&2; cat"],
+            environment: ["ONLY": "this"], input: .null, output: .file(output), error: .file(output)
+        )
+        #expect(child.wait() == .exited(0))
+        #expect(try String(contentsOfFile: output, encoding: .utf8) == "this unset\nto-error\n")
+
+        var ends: [Int32] = [0, 0]
+        #expect(pipe(&ends) == 0)
+        let echo = try ChildProcess(["echo", "through a pipe"], output: .descriptor(ends[1]))
+        close(ends[1])
+        #expect(echo.wait() == .exited(0))
+        var buffer = [UInt8](repeating: 0, count: 64)
+        let count = read(ends[0], &buffer, buffer.count)
+        close(ends[0])
+        #expect(String(decoding: buffer.prefix(max(count, 0)), as: UTF8.self) == "through a pipe\n")
+    }
+
+    @Test("a program that cannot be started is an error with the system's reason")
+    func missingProgram() {
+        #expect {
+            try ChildProcess(["/nonexistent/program"])
+        } throws: { error in
+            let failure = error as? ChildProcess.Failure
+            return failure?.code == ENOENT && failure?.description == "cannot start /nonexistent/program: No such file or directory"
+        }
+    }
+
+    @Test("a child its owner lets go of is killed and reaped")
+    func deinitKills() throws {
+        var child: ChildProcess? = try ChildProcess(["sleep", "30"])
+        let pid = try #require(child?.pid)
+        #expect(child?.isRunning == true)
+        child = nil
+        #expect(kill(pid, 0) == -1 && errno == ESRCH, "no process, not even a zombie")
+    }
+}
+
+@Suite("UnixSocket: connect and bind by path")
+struct UnixSocketTests {
+    @Test("a path too long for sun_path is refused, not cut short")
+    func tooLong() {
+        let path = "/tmp/" + String(repeating: "x", count: 120)
+        do {
+            _ = try UnixSocket.connected(to: path)
+            Issue.record("connected to a path longer than sun_path")
+        } catch {
+            #expect(error.code == ENAMETOOLONG)
+            #expect(error.description == "cannot connect to \(path): File name too long")
+        }
+    }
+
+    @Test("bind and connect meet on the same path")
+    func roundTrip() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("ssvc-sock-\(getpid())").path
+        unlink(path)
+        defer { unlink(path) }
+        let listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(listener) }
+        #expect(UnixSocket.bind(listener, to: path) == 0)
+        #expect(listen(listener, 1) == 0)
+        let client = try UnixSocket.connected(to: path)
+        defer { close(client) }
+        #expect(fcntl(client, F_GETFD) & FD_CLOEXEC != 0, "close-on-exec, so no child inherits it")
+        let accepted = accept(listener, nil, nil)
+        #expect(accepted >= 0)
+        close(accepted)
+        #expect(throws: UnixSocket.Failure.self) { try UnixSocket.connected(to: path + ".absent") }
+    }
+}
