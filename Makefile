@@ -84,8 +84,14 @@ build: deps
 # 2 cores).
 TEST_RUN := SSVC_BIN_DIR=$(CURDIR)/$(BUILD_DIR) SSVC_DEB=$(DEB_FILE) SSVC_TREES=$(SSVC_TREES) $(SWIFT) test --skip-build
 
+# The tests' build is strict: a warning is an error, and a module that
+# imports one it does not declare (ssvcctl reaching for the daemon's) fails.
+# The package is then built in release with the release flags, so a
+# dependency that starts needing Foundation fails here, not on a user's build.
+STRICT_FLAGS := -Xswiftc -warnings-as-errors --explicit-target-dependency-import-check error
+
 test-build: test-deps
-	$(SWIFT) build --build-tests
+	$(SWIFT) build --build-tests $(STRICT_FLAGS)
 	$(MAKE) --no-print-directory deb
 
 # Every test.

@@ -43,8 +43,9 @@ struct ControlPipelineTests {
     func fastPathChannel(cached apps: [String?]) async throws -> (NIOAsyncTestingChannel, StatusCache) {
         let cache = StatusCache(lifetime: 60)
         for app in apps { cache.store(Self.cachedReply, for: app, generation: cache.generation) }
-        let channel = NIOAsyncTestingChannel()
-        try await channel.pipeline.addHandler(StatusFastPath(cache: cache))
+        let channel = try await NIOAsyncTestingChannel { channel in
+            try channel.pipeline.syncOperations.addHandler(StatusFastPath(cache: cache))
+        }
         return (channel, cache)
     }
 

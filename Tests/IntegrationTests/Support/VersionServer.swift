@@ -24,7 +24,7 @@ final class VersionServer {
         scenarioPath = folder.url.appendingPathComponent("scenario.json").path
         logPath = folder.url.appendingPathComponent("requests.log").path
         let portFile = folder.url.appendingPathComponent("port").path
-        FileManager.default.createFile(atPath: logPath, contents: Data())
+        #expect(FileManager.default.createFile(atPath: logPath, contents: Data()))
         var command = ["/usr/bin/env", "python3", Self.fixture, "--scenario", scenarioPath, "--log", logPath, "--port-file", portFile]
         if let tls { command += ["--cert", tls.serverCertificate, "--key", tls.serverKey] }
         if let networkOf { command = ["/usr/bin/nsenter", "--target=\(networkOf)", "--net", "--"] + command }
