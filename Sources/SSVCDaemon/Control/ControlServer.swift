@@ -174,16 +174,3 @@ public final class ControlServer: Service {
         logger.log(level: level, "closed the control connection of \(who): \(reason)", metadata: ["SSVC_ERROR": "\(reason)"])
     }
 }
-
-/// Closes the connection when the server quiesces (the daemon is stopping).
-final class QuiesceCloser: ChannelInboundHandler, Sendable {
-    typealias InboundIn = ControlCall
-
-    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if event is ChannelShouldQuiesceEvent {
-            context.close(promise: nil)
-        } else {
-            context.fireUserInboundEventTriggered(event)
-        }
-    }
-}

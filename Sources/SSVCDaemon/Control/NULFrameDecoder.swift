@@ -21,29 +21,3 @@ struct NULFrameDecoder: ByteToMessageDecoder {
         return .needMoreData
     }
 }
-
-/// Parses each message into a `ControlCall`, once: the fast path and the
-/// connection's task both take the parsed call.
-final class CallParser: ChannelInboundHandler, Sendable {
-    typealias InboundIn = ByteBuffer
-    typealias InboundOut = ControlCall
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        let frame = unwrapInboundIn(data)
-        context.fireChannelRead(wrapInboundOut(ControlCall(parsing: Array(frame.readableBytesView))))
-    }
-}
-
-/// Closes a connection that has been silent for the idle timeout, unless it
-/// is waiting on a `Watch` (its handler is then removed).
-final class IdleCloser: ChannelInboundHandler, RemovableChannelHandler, Sendable {
-    typealias InboundIn = ControlCall
-
-    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if event is IdleStateHandler.IdleStateEvent {
-            context.close(promise: nil)
-        } else {
-            context.fireUserInboundEventTriggered(event)
-        }
-    }
-}
