@@ -2,10 +2,9 @@
 import Dispatch
 
 /// An HTTP/1.1 server on 127.0.0.1 answering every request with one
-/// document, without an ETag and with `Connection: close`: each check
-/// fetches the whole body on a new connection, as curl does. One thread
-/// serves the connections one after another; that is plenty for figures
-/// that measure the daemon, not the server.
+/// document, without an ETag: each check fetches the whole body, as curl
+/// does. Connections are kept alive, each served by a thread of its own;
+/// that is plenty for figures that measure the daemon, not the server.
 final class LoopbackServer: @unchecked Sendable {
     let port: Int
     private let listener: Int32
@@ -17,7 +16,6 @@ final class LoopbackServer: @unchecked Sendable {
             HTTP/1.1 200 OK\r
             Content-Type: application/json\r
             Content-Length: \(body.utf8.count)\r
-            Connection: close\r
             \r
             \(body)
             """.utf8)
@@ -58,34 +56,59 @@ final class LoopbackServer: @unchecked Sendable {
                 return
             }
             _ = fcntl(connection, F_SETFD, FD_CLOEXEC)
-            answer(connection)
-            close(connection)
+            let work = Unmanaged.passRetained(Connection(descriptor: connection, response: response)).toOpaque()
+            var thread = pthread_t()
+            guard pthread_create(&thread, nil, { raw in
+                let connection = Unmanaged<Connection>.fromOpaque(raw!).takeRetainedValue()
+                connection.answerUntilClosed()
+                return nil
+            }, work) == 0 else {
+                Unmanaged<Connection>.fromOpaque(work).release()
+                close(connection)
+                continue
+            }
+            pthread_detach(thread)
         }
     }
 
-    /// Reads the request head (the daemon sends no body) and writes the document.
-    private func answer(_ connection: Int32) {
-        var request: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        let endOfHead = Array("\r\n\r\n".utf8)
-        while !request.ends(with: endOfHead) && request.count < 65_536 {
-            let count = chunk.withUnsafeMutableBytes { recv(connection, $0.baseAddress, $0.count, 0) }
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else { return }
-            request += chunk[0..<count]
-        }
-        var sent = 0
-        while sent < response.count {
-            let count = response.withUnsafeBytes { send(connection, $0.baseAddress! + sent, $0.count - sent, Int32(MSG_NOSIGNAL)) }
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else { return }
-            sent += count
-        }
-    }
-}
+    /// One client's connection: each request head (the daemon sends no
+    /// body) gets the document, until the client closes.
+    private final class Connection {
+        let descriptor: Int32
+        let response: [UInt8]
 
-extension Array where Element == UInt8 {
-    fileprivate func ends(with suffix: [UInt8]) -> Bool {
-        count >= suffix.count && self[(count - suffix.count)...].elementsEqual(suffix)
+        init(descriptor: Int32, response: [UInt8]) {
+            self.descriptor = descriptor
+            self.response = response
+        }
+
+        func answerUntilClosed() {
+            defer { close(descriptor) }
+            var pending: [UInt8] = []
+            var chunk = [UInt8](repeating: 0, count: 4096)
+            let endOfHead = Array("\r\n\r\n".utf8)
+            while true {
+                while let end = pending.firstRange(of: endOfHead) {
+                    pending.removeSubrange(..<end.upperBound)
+                    guard send(response) else { return }
+                }
+                guard pending.count < 65_536 else { return }
+                let count = chunk.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
+                if count < 0 && errno == EINTR { continue }
+                guard count > 0 else { return }
+                pending += chunk[0..<count]
+            }
+        }
+
+        private func send(_ bytes: [UInt8]) -> Bool {
+            var sent = 0
+            while sent < bytes.count {
+                let count = bytes.withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress! + sent, $0.count - sent, Int32(MSG_NOSIGNAL)) }
+                if count < 0 && errno == EINTR { continue }
+                guard count > 0 else { return false }
+                sent += count
+            }
+            return true
+        }
     }
 }
