@@ -16,10 +16,6 @@ public struct VarlinkCall: Sendable {
         String(method[..<(method.lastIndex(of: ".") ?? method.startIndex)])
     }
 
-    public var name: String {
-        method.lastIndex(of: ".").map { String(method[method.index(after: $0)...]) } ?? method
-    }
-
     public init(parsing bytes: [UInt8]) throws(VarlinkProtocolError) {
         let root: JSONField
         do {
