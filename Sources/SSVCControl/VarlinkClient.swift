@@ -100,7 +100,7 @@ public final class VarlinkClient {
         while true {
             let end: Int?
             do {
-                end = try VarlinkFraming.end(in: buffer[start...])
+                end = try VarlinkFraming.end(in: buffer[start...], limit: VarlinkFraming.maximumReplyLength)
             } catch {
                 throw .connection("the daemon sent \(error)")
             }

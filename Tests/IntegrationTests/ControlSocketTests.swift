@@ -209,6 +209,21 @@ struct ControlProtocolTests {
         #expect(down.standardError.contains("is ssvcd running?"))
     }
 
+    @Test("ssvcctl reads a status reply longer than the 64 KiB a call may have (400 apps)")
+    func longStatus() throws {
+        let folder = try TemporaryFolder()
+        let document = "file://" + (try folder.file("r.json", goodBody))
+        let apps = (0..<400).map { appTable("app\($0)", url: document).replacingOccurrences(of: "daily", with: "never") }
+        let daemon = try DaemonProcess(apps: apps.joined(separator: "\n"), folder: folder)
+        #expect(daemon.wait { FileManager.default.fileExists(atPath: daemon.socketPath) })
+        let status = try Executable.run("ssvcctl", ["--socket", daemon.socketPath, "status", "--json"])
+        #expect(status.status == 0, "\(status.standardError)")
+        #expect(status.standardOutput.utf8.count > 65_536)
+        let object = try JSONSerialization.jsonObject(with: Data(status.standardOutput.utf8)) as? [String: Any]
+        #expect((object?["apps"] as? [Any])?.count == 400)
+        #expect(daemon.stop() == 0)
+    }
+
     @Test("ssvcctl reload --quiet prints nothing for a reload or a refused configuration, and says the rest")
     func quietReload() throws {
         let daemon = try controlDaemon()
