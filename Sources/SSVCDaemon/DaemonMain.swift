@@ -13,8 +13,19 @@ public enum DaemonMain {
     /// sysexits(3)'s EX_CONFIG: the configuration is unusable.
     public static let configurationErrorExit: Int32 = 78
 
+    /// Runs the daemon until SIGTERM or SIGINT, then exits with its status.
+    /// Everything in Swift concurrency runs on the main queue
+    /// (`MainQueueExecutor`), so that an idle daemon is never woken.
+    public static func start(overrides: ConfigurationLoader.Overrides, logTarget: LogTarget) -> Never {
+        MainQueueExecutor.install()
+        Task {
+            exit(await run(overrides: overrides, logTarget: logTarget))
+        }
+        dispatchMain()
+    }
+
     /// Runs until SIGTERM or SIGINT; returns the exit status.
-    public static func run(overrides: ConfigurationLoader.Overrides, logTarget: LogTarget) async -> Int32 {
+    static func run(overrides: ConfigurationLoader.Overrides, logTarget: LogTarget) async -> Int32 {
         // One event-loop thread serves the socket and the fetches: NIO's
         // default, a thread per core, would give a 64-core host 64 threads.
         NIOSingletons.groupLoopCountSuggestion = 1
@@ -47,9 +58,10 @@ public enum DaemonMain {
             ])
         }
 
+        let idleMemory = IdleMemoryReleaser()
         let service = CheckService(
             configuration: configuration, overrides: overrides, environment: environment, state: loaded.state,
-            store: store, logger: logger, machineID: machineID(), machine: MachineFactsReader.gather()
+            store: store, logger: logger, machineID: machineID(), machine: MachineFactsReader.gather(), idleMemory: idleMemory
         )
         let server: ControlServer
         do {
@@ -57,7 +69,7 @@ public enum DaemonMain {
                 path: configuration.daemon.socketPath, passedSocket: SocketActivation.passedSocket(),
                 idleTimeout: .seconds(Int64(configuration.daemon.idleTimeoutSeconds)),
                 dispatcher: ControlDispatcher(service: service, controlGroup: configuration.daemon.controlGroupID),
-                logger: logger
+                logger: logger, idleMemory: idleMemory
             )
         } catch {
             logger.critical("\(error.description)", metadata: ["SSVC_ERROR": "\(error.description)"])
@@ -96,12 +108,16 @@ public enum DaemonMain {
         target.usesJournal && !Journal.isStandardErrorJournalStream
     }
 
-    /// A signal source for `number` whose handler runs on a global queue.
+    /// Where signal handlers run: a serial queue of its own, as a global
+    /// queue would start libdispatch's once-a-second worker-pool monitor.
+    private static let signalQueue = DispatchQueue(label: "io.ssvc.signals")
+
+    /// A signal source for `number` whose handler runs on `signalQueue`.
     /// Made here, not in an executable's `main`, so that the handler is not
     /// inferred to run on the main actor.
     static func onSignal(_ number: Int32, handler: @escaping @Sendable () -> Void) -> DispatchSourceSignal {
         signal(number, SIG_IGN)
-        let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+        let source = DispatchSource.makeSignalSource(signal: number, queue: signalQueue)
         source.setEventHandler(handler: handler)
         source.activate()
         return source

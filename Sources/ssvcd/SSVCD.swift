@@ -4,7 +4,7 @@ import SSVCSystemd
 
 /// The daemon's command line; everything else lives in `SSVCDaemon`.
 @main
-struct SSVCD: AsyncParsableCommand {
+struct SSVCD: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "ssvcd",
         abstract: "Checks version servers on a schedule; reports to the journal.",
@@ -24,9 +24,10 @@ struct SSVCD: AsyncParsableCommand {
     @Option(help: "Where events go: journal, stderr, or auto (the journal when reachable).")
     var logTarget: LogTarget = .auto
 
-    func run() async throws {
+    /// Synchronous, so that the daemon's executor is installed before any
+    /// task starts; it never returns.
+    func run() {
         let overrides = ConfigurationLoader.Overrides(mainFile: config, stateDirectory: stateDirectory, socketPath: socket)
-        let status = await DaemonMain.run(overrides: overrides, logTarget: logTarget)
-        if status != 0 { throw ExitCode(status) }
+        DaemonMain.start(overrides: overrides, logTarget: logTarget)
     }
 }

@@ -6,7 +6,7 @@ import Testing
 /// Debian systems booted with systemd as PID 1 (`systemd-nspawn --boot`),
 /// and driven as an operator drives it: socket activation, checks, the
 /// journal and its catalog, reloads good and bad, an unprivileged user, the
-/// watchdog, stop, the sandbox's rating, purge; and on trixie, systemd's own
+/// watchdog, an idle daemon, stop, the sandbox's rating, purge; and on trixie, systemd's own
 /// Varlink client.
 ///
 /// `make test` and `make test-systemd` build the package and name it in
@@ -38,6 +38,7 @@ struct BootedSystemTests {
         try day.unprivilegedUser()
         if suite == "trixie" { try day.varlinkctl() }
         try day.watchdog()
+        try day.idle()
         try day.stopAndRating()
         try day.purge()
     }
@@ -237,6 +238,27 @@ struct OperatorsDay {
         #expect(try mainPID() == alive)
         #expect(try output("systemctl show -p NRestarts --value ssvcd.service") == String((Int(restarts) ?? 0) + 1))
         try sh("rm -r /etc/systemd/system/ssvcd.service.d && systemctl daemon-reload")
+    }
+
+    /// Under the full sandbox as without it: 10 s after the last work the
+    /// daemon has given its code pages back, and then nothing wakes it.
+    func idle() throws {
+        try sh("systemctl restart ssvcd.service")
+        #expect(try system.run(["ssvcctl", "status"]).status == 10)
+        let pid = try mainPID()
+        let busy = try residentFileKiB(pid)
+        Thread.sleep(forTimeInterval: 12)
+        let idle = try residentFileKiB(pid)
+        #expect(idle * 2 < busy, "file-backed RSS \(busy) KiB after a call, \(idle) KiB 12 s later")
+        let switches = "cat /proc/\(pid)/task/*/status | awk '/ctxt_switches/ { n += $2 } END { print n }'"
+        let before = try output(switches)
+        Thread.sleep(forTimeInterval: 10)
+        #expect(try output(switches) == before, "context switches while idle")
+        #expect(try mainPID() == pid)
+    }
+
+    private func residentFileKiB(_ pid: String) throws -> Int {
+        try #require(Int(try output("awk '/^RssFile:/ { print $2 }' /proc/\(pid)/status")))
     }
 
     func stopAndRating() throws {

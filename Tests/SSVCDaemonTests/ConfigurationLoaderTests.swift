@@ -170,8 +170,10 @@ struct VersionReaderTests {
         await #expect(throws: VersionReader.Failure(description: "version-command sleep did not finish within 5 s")) {
             try await VersionReader.read(.command(["sleep", "120"]))
         }
-        // Not a speed figure: a wide margin that only a command left to finish would cross.
-        #expect(Date().timeIntervalSince(started) < 60)
+        // Not a speed figure: a margin that only a command left to finish
+        // (120 s) would cross, wide enough for a test pool kept busy by the
+        // blocking integration tests, which can hold this task back a minute.
+        #expect(Date().timeIntervalSince(started) < 110)
     }
 }
 

@@ -1,5 +1,4 @@
 @preconcurrency import Glibc
-import CMemory
 import Dispatch
 import FoundationEssentials
 import Logging
@@ -21,6 +20,8 @@ public actor CheckService: Service {
     private let journal: CheckJournal
     private let machineID: String
     private let machine: MachineFacts
+    /// Told when work ends, to give memory back once the daemon is quiet.
+    private let idleMemory: IdleMemoryReleaser?
 
     private var plans: [String: NextCheck] = [:] { didSet { statusCache.invalidate() } }
     /// `GetStatus` replies, answered without entering the actor.
@@ -46,7 +47,8 @@ public actor CheckService: Service {
 
     public init(
         configuration: Configuration, overrides: ConfigurationLoader.Overrides, environment: [String: String],
-        state: DaemonState, store: StateStore, logger: Logger, machineID: String, machine: MachineFacts
+        state: DaemonState, store: StateStore, logger: Logger, machineID: String, machine: MachineFacts,
+        idleMemory: IdleMemoryReleaser? = nil
     ) {
         self.configuration = configuration
         self.overrides = overrides
@@ -62,12 +64,14 @@ public actor CheckService: Service {
         journal = CheckJournal(logger: logger)
         self.machineID = machineID
         self.machine = machine
+        self.idleMemory = idleMemory
     }
 
     public func run() async throws {
         for app in configuration.apps { arm(app.name, atStart: true) }
         ServiceNotifier.notify("READY=1\nSTATUS=\(summary())")
         logger.info("started with \(configuration.apps.count) apps", metadata: ["SSVC_STATE_DIR": "\(store.directory)"])
+        idleMemory?.noteActivity()
         do {
             try await gracefulShutdown()
         } catch {}
@@ -193,6 +197,7 @@ public actor CheckService: Service {
         logger.info("configuration reloaded: \(next.apps.count) apps")
         publish(ControlEvent(kind: .reload, at: RFC3339.format(Date()), app: nil, message: nil))
         ServiceNotifier.notify("STATUS=\(summary())")
+        idleMemory?.noteActivity()
     }
 
     private static func fetchSettingsDiffer(_ a: DaemonSettings, _ b: DaemonSettings) -> Bool {
@@ -276,11 +281,11 @@ public actor CheckService: Service {
     }
 
     /// Hands the slot to a waiting check; when the last check of a burst
-    /// ends, returns the burst's freed memory to the system.
+    /// ends, the burst's memory goes back to the system once all is quiet.
     private func releaseCheckSlot() {
         if waitingChecks.isEmpty {
             runningChecks -= 1
-            if runningChecks == 0 { ssvc_trim_heap() }
+            if runningChecks == 0 { idleMemory?.noteActivity() }
         } else {
             waitingChecks.removeFirst().resume()
         }

@@ -27,8 +27,11 @@ public enum VersionReader {
             guard let line = firstLine(bytes) else { throw Failure(description: "version-file \(path) is empty") }
             return line
         case let .command(argv):
+            // A serial queue of its own for each command, so that several
+            // apps' commands run side by side without a global queue (which
+            // would start libdispatch's once-a-second worker-pool monitor).
             let result = await withCheckedContinuation { continuation in
-                DispatchQueue.global().async {
+                DispatchQueue(label: "io.ssvc.version-command").async {
                     continuation.resume(returning: Result { () throws(Failure) in try CommandRunner.run(argv, timeout: commandTimeout) })
                 }
             }

@@ -41,7 +41,8 @@ public final class ControlServer: Service {
     /// file that is not a socket is an error. The socket is mode 0666:
     /// anyone may read; `Check` and `Reload` check the caller.
     public static func start(
-        path: String, passedSocket: Int32?, idleTimeout: TimeAmount, dispatcher: ControlDispatcher, logger: Logger
+        path: String, passedSocket: Int32?, idleTimeout: TimeAmount, dispatcher: ControlDispatcher, logger: Logger,
+        idleMemory: IdleMemoryReleaser? = nil
     ) async throws(BindError) -> ControlServer {
         let group = MultiThreadedEventLoopGroup.singleton
         let quiescing = ServerQuiescingHelper(group: group)
@@ -57,7 +58,7 @@ public final class ControlServer: Service {
             child.eventLoop.makeCompletedFuture {
                 let pipeline = child.pipeline.syncOperations
                 try pipeline.addHandler(ByteToMessageHandler(NULFrameDecoder()))
-                try pipeline.addHandler(CallParser())
+                try pipeline.addHandler(CallParser(idleMemory: idleMemory))
                 try pipeline.addHandler(QuiesceCloser())
                 try pipeline.addHandler(IdleStateHandler(readTimeout: idleTimeout))
                 try pipeline.addHandler(IdleCloser(), name: "idle-closer")

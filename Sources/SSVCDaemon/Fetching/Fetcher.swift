@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import Dispatch
 import FoundationEssentials
 import NIOCore
 import NIOHTTP1
@@ -58,9 +59,16 @@ public final class Fetcher: Sendable {
         self.maxBytes = settings.maxResponseBytes
     }
 
+    /// Closes the client's connections. Its completion runs on a serial
+    /// queue of ours: `HTTPClient.shutdown()` would use a global queue, and
+    /// with it start libdispatch's once-a-second worker-pool monitor.
     public func shutdown() async {
-        try? await client.shutdown()
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            client.shutdown(queue: Self.shutdownQueue) { _ in continuation.resume() }
+        }
     }
+
+    private static let shutdownQueue = DispatchQueue(label: "io.ssvc.http-shutdown")
 
     public func fetch(_ url: String, etag: String?) async throws(FetchError) -> FetchOutcome {
         if url.hasPrefix("file://") { return try readFile(url) }

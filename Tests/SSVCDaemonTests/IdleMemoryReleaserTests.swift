@@ -1,0 +1,103 @@
+import Dispatch
+import Foundation
+import Synchronization
+import Testing
+@testable import SSVCDaemon
+
+/// Counts the releases an `IdleMemoryReleaser` makes, instead of making
+/// them. The releaser's thread lives as long as the test process, and so,
+/// retained for it, does the counter.
+private final class ReleaseCounter: Sendable {
+    let count = Atomic<Int>(0)
+    /// When the last release ran, in `DispatchTime` nanoseconds (the
+    /// releaser's own clock, CLOCK_MONOTONIC).
+    let lastRelease = Atomic<UInt64>(0)
+    var value: Int { count.load(ordering: .relaxed) }
+
+    func releaser(quiet: Duration) -> IdleMemoryReleaser {
+        IdleMemoryReleaser(quietPeriod: quiet, release: { context in
+            let counter = Unmanaged<ReleaseCounter>.fromOpaque(context!).takeUnretainedValue()
+            counter.lastRelease.store(DispatchTime.now().uptimeNanoseconds, ordering: .relaxed)
+            counter.count.wrappingAdd(1, ordering: .relaxed)
+        }, context: Unmanaged.passRetained(self).toOpaque())
+    }
+}
+
+/// Polls until `condition` holds or `seconds` pass, without blocking a
+/// thread of the test runner's pool.
+private func eventually(within seconds: Double, _ condition: () -> Bool) async throws -> Bool {
+    let deadline = Date().addingTimeInterval(seconds)
+    while Date() < deadline {
+        if condition() { return true }
+        try await Task.sleep(for: .milliseconds(20))
+    }
+    return condition()
+}
+
+@Suite("IdleMemoryReleaser")
+struct IdleMemoryReleaserTests {
+    @Test("releases once, a quiet period after the last work, not after the first")
+    func afterTheLast() async throws {
+        let counter = ReleaseCounter()
+        let releaser = counter.releaser(quiet: .seconds(2))
+        // The work is noted from a thread of its own, whose 1 s sleep a busy
+        // test pool cannot stretch past the quiet period; the release is
+        // timed by the releaser's thread.
+        let lastWork = await withCheckedContinuation { continuation in
+            DispatchQueue(label: "io.ssvc.test.work").async {
+                releaser.noteActivity()
+                usleep(1_000_000)
+                let now = DispatchTime.now().uptimeNanoseconds
+                releaser.noteActivity()
+                continuation.resume(returning: now)
+            }
+        }
+        #expect(try await eventually(within: 6) { counter.value == 1 }, "no release after the quiet period")
+        let waited = Double(Int64(counter.lastRelease.load(ordering: .relaxed)) - Int64(lastWork)) / 1e9
+        #expect(waited >= 1.99, "released \(waited) s after the last work")
+        try await Task.sleep(for: .seconds(1))
+        #expect(counter.value == 1, "released again with no work in between")
+    }
+
+    @Test("work after a release arms the next one; with none, nothing runs")
+    func rearms() async throws {
+        let counter = ReleaseCounter()
+        let releaser = counter.releaser(quiet: .milliseconds(100))
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(counter.value == 0, "released without any work")
+        for _ in 0..<1_000 { releaser.noteActivity() }
+        #expect(try await eventually(within: 5) { counter.value == 1 })
+        releaser.noteActivity()
+        #expect(try await eventually(within: 5) { counter.value == 2 })
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(counter.value == 2)
+    }
+
+    @Test("releasing drops this very process's code pages, and it runs on")
+    func releaseNow() throws {
+        let before = try residentFileKiB()
+        let advised = IdleMemoryReleaser.releaseNow()
+        let after = try residentFileKiB()
+        #expect(advised > 1 << 20, "advised only \(advised) bytes")
+        #expect(after < before, "file-backed RSS \(before) KiB before, \(after) KiB after")
+        // The code just dropped runs again from the page cache.
+        #expect([3, 1, 2].sorted() == [1, 2, 3])
+    }
+
+    private func residentFileKiB() throws -> Int {
+        let status = try String(contentsOfFile: "/proc/self/status", encoding: .utf8)
+        let line = try #require(status.split(separator: "\n").first { $0.hasPrefix("RssFile:") })
+        return try #require(Int(line.split(separator: " ", omittingEmptySubsequences: true)[1]))
+    }
+}
+
+@Suite("MainQueueExecutor")
+struct MainQueueExecutorTests {
+    @Test("delays become whole nanoseconds for Dispatch; none below zero, none past its range")
+    func intervals() {
+        #expect(MainQueueExecutor.interval(.milliseconds(1_500)) == .nanoseconds(1_500_000_000))
+        #expect(MainQueueExecutor.interval(.nanoseconds(7)) == .nanoseconds(7))
+        #expect(MainQueueExecutor.interval(.seconds(-3)) == .nanoseconds(0))
+        #expect(MainQueueExecutor.interval(.seconds(Int64.max)) == .never)
+    }
+}
