@@ -66,11 +66,13 @@ final class DaemonUnderTest {
         }
     }
 
-    /// Waits until every app reports a finished check (within `seconds`).
-    func waitForFirstChecks(within seconds: Double = 120) throws(BenchError) {
+    /// Waits until every app reports a finished check (within `seconds`),
+    /// calling `poll` before each status query.
+    func waitForFirstChecks(within seconds: Double = 120, poll: () -> Void = {}) throws(BenchError) {
         let connection = try connect()
         let deadline = MonotonicClock.seconds() + seconds
         while true {
+            poll()
             let apps = try connection.apps(.getStatus)
             if apps.allSatisfy({ $0.member("lastSuccess").map { (try? $0.string()) != nil } ?? false }) { return }
             guard MonotonicClock.seconds() < deadline else { throw BenchError("the first checks did not all succeed within \(Int(seconds)) s") }
@@ -83,10 +85,40 @@ final class DaemonUnderTest {
         process.wait()
     }
 
-    /// VmRSS, RssAnon and RssFile in KiB.
-    func memory() -> (rss: Int, anonymous: Int, file: Int) {
-        (ProcFile.statusNumber(process.pid, "VmRSS") ?? 0, ProcFile.statusNumber(process.pid, "RssAnon") ?? 0,
-         ProcFile.statusNumber(process.pid, "RssFile") ?? 0)
+    /// Resident memory in KiB, from /proc/PID/status and smaps_rollup.
+    struct Memory: CustomStringConvertible {
+        var rss = 0, anonymous = 0, file = 0, proportional = 0
+
+        func max(_ other: Memory) -> Memory {
+            other.rss > rss ? other : self
+        }
+
+        var description: String {
+            "RSS \(String(mebibytes: rss)) MiB (anonymous \(String(mebibytes: anonymous)), "
+                + "file-backed \(String(mebibytes: file)), PSS \(String(mebibytes: proportional)))"
+        }
+    }
+
+    func memory() -> Memory {
+        Memory(
+            rss: ProcFile.statusNumber(process.pid, "VmRSS") ?? 0, anonymous: ProcFile.statusNumber(process.pid, "RssAnon") ?? 0,
+            file: ProcFile.statusNumber(process.pid, "RssFile") ?? 0,
+            proportional: ProcFile.firstNumber(in: "/proc/\(process.pid)/smaps_rollup", key: "Pss:") ?? 0
+        )
+    }
+
+    /// Minor and major page faults so far (minflt and majflt of stat(5)).
+    func faults() -> (minor: Int, major: Int) {
+        let fields = statFields()
+        guard fields.count > 9 else { return (0, 0) }
+        return (Int(fields[7]) ?? 0, Int(fields[9]) ?? 0)
+    }
+
+    /// The fields of /proc/PID/stat after the command name: the first is
+    /// field 3 of stat(5), the state.
+    private func statFields() -> [Substring] {
+        guard let stat = ProcFile.read("/proc/\(process.pid)/stat"), let close = stat.lastIndex(of: ")") else { return [] }
+        return stat[stat.index(after: close)...].split(separator: " ")
     }
 
     /// Resident KiB per mapped file (its base name), and "anonymous" for
@@ -125,9 +157,9 @@ final class DaemonUnderTest {
 
     /// User + system CPU seconds the daemon has used.
     func cpuSeconds() -> Double {
-        guard let stat = ProcFile.read("/proc/\(process.pid)/stat"), let close = stat.lastIndex(of: ")") else { return 0 }
-        let fields = stat[stat.index(after: close)...].split(separator: " ")
-        // Fields 14 and 15 of stat(5), utime and stime, are the 12th and 13th after the name.
+        let fields = statFields()
+        guard fields.count > 12 else { return 0 }
+        // Fields 14 and 15 of stat(5), utime and stime.
         let ticks = (Int(fields[11]) ?? 0) + (Int(fields[12]) ?? 0)
         return Double(ticks) / Double(sysconf(Int32(_SC_CLK_TCK)))
     }

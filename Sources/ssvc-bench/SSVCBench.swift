@@ -15,13 +15,13 @@ struct SSVCBench: ParsableCommand {
 
 /// SPEC §11's figures for a built `ssvcd`.
 struct Daemon: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Measure a built ssvcd: RSS, wake-ups, READY time, GetStatus, CPU per check.")
+    static let configuration = CommandConfiguration(abstract: "Measure a built ssvcd: memory, wake-ups, page faults, READY time, GetStatus, CPU per check.")
 
     @Option(help: "The ssvcd to measure (a release build).") var ssvcd = ".build/release/ssvcd"
     @Option(help: "Seconds to count wake-ups while idle.") var idleSeconds = 60
     @Option(help: "Checks for the CPU-per-check figure.") var checks = 1_000
     @Option(help: "Apps for the RSS figures (repeat for several).") var apps: [Int] = [1, 10, 1_000]
-    @Option(help: "Only these figures (repeatable): footprint, ready, control, check.") var only: [String] = []
+    @Option(help: "Only these figures (repeatable): footprint, burst, ready, control, check.") var only: [String] = []
 
     private func wanted(_ name: String) -> Bool { only.isEmpty || only.contains(name) }
 
@@ -31,6 +31,7 @@ struct Daemon: ParsableCommand {
         let figures = DaemonFigures(ssvcd: ssvcd, server: server, idleSeconds: idleSeconds)
         do {
             if wanted("footprint") { for count in apps { try figures.footprint(apps: count) } }
+            if wanted("burst") { try figures.burst() }
             if wanted("ready") { try figures.readiness() }
             if wanted("control") { try figures.control() }
             if wanted("check") { try figures.checkCost(checks: checks) }

@@ -4,4 +4,9 @@ extension String {
         let tenths = Int((value * 10).rounded())
         self = "\(tenths / 10).\(abs(tenths % 10))"
     }
+
+    /// KiB as MiB, one decimal place.
+    init(mebibytes kibibytes: Int) {
+        self.init(format1: Double(kibibytes) / 1024)
+    }
 }
