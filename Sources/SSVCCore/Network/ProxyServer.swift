@@ -1,0 +1,71 @@
+import FoundationEssentials
+
+/// An HTTP proxy, from a URL written as curl takes it: `http://host:port`,
+/// `host:port` (http assumed), with optional `user:password@` (percent-
+/// encoded). Without a port, 1080, as curl does.
+///
+/// `description` hides the password, and is what goes into errors, the
+/// journal and the status: the credentials go nowhere but the
+/// `Proxy-Authorization` header.
+public struct ProxyServer: Sendable, Hashable, CustomStringConvertible {
+    public let host: String
+    public let port: Int
+    public let user: String?
+    public let password: String?
+
+    public struct Invalid: Error, Equatable, CustomStringConvertible {
+        public let description: String
+    }
+
+    public init(host: String, port: Int, user: String? = nil, password: String? = nil) {
+        self.host = host
+        self.port = port
+        self.user = user
+        self.password = password
+    }
+
+    /// Parses `text`; the error names the URL with its password hidden.
+    public init(parsing text: String) throws(Invalid) {
+        let trimmed = text.trimming(" \t")
+        let written = trimmed.contains("://") ? trimmed : "http://" + trimmed
+        guard let url = URL(string: written), let scheme = url.scheme?.lowercased() else {
+            throw Invalid(description: "'\(Self.redacting(trimmed))' is not a proxy URL")
+        }
+        guard scheme == "http" else {
+            throw Invalid(description: "proxy '\(Self.redacting(trimmed))': only http:// proxies are supported, not \(scheme)://")
+        }
+        guard let host = url.host(percentEncoded: false), !host.isEmpty else {
+            throw Invalid(description: "proxy '\(Self.redacting(trimmed))' names no host")
+        }
+        let path = url.path(percentEncoded: true)
+        guard path.isEmpty || path == "/", url.query == nil, url.fragment == nil else {
+            throw Invalid(description: "proxy '\(Self.redacting(trimmed))' has a path; write http://host:port")
+        }
+        let port = url.port ?? 1080
+        guard (1...65_535).contains(port) else {
+            throw Invalid(description: "proxy '\(Self.redacting(trimmed))': port \(port) is out of range")
+        }
+        self.init(
+            host: host, port: port,
+            user: url.user(percentEncoded: false).flatMap { $0.isEmpty ? nil : $0 },
+            password: url.password(percentEncoded: false)
+        )
+    }
+
+    /// `http://user:***@host:port`, or `http://host:port` without a user.
+    public var description: String {
+        let shownHost = host.contains(":") ? "[\(host)]" : host
+        let credentials = user.map { "\($0):***@" } ?? ""
+        return "http://\(credentials)\(shownHost):\(port)"
+    }
+
+    /// `text` with whatever stands between `://` (or the start) and the
+    /// last `@` before the host replaced by `***`, for errors about a URL
+    /// that did not parse.
+    static func redacting(_ text: String) -> String {
+        let afterScheme = text.firstRange(of: "://").map { $0.upperBound } ?? text.startIndex
+        let authorityEnd = text[afterScheme...].firstIndex(of: "/") ?? text.endIndex
+        guard let at = text[afterScheme..<authorityEnd].lastIndex(of: "@") else { return text }
+        return String(text[..<afterScheme]) + "***" + String(text[at...])
+    }
+}

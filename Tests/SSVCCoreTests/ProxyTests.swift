@@ -1,0 +1,113 @@
+import Testing
+import SSVCCore
+
+@Suite("ProxyServer: proxy URLs as curl takes them")
+struct ProxyServerTests {
+    @Test("host, port, user and password; http assumed; port 1080 by default")
+    func parses() throws {
+        let full = try ProxyServer(parsing: "http://ops:s%40cret@proxy.example:3128")
+        #expect(full == ProxyServer(host: "proxy.example", port: 3128, user: "ops", password: "s@cret"))
+        #expect(try ProxyServer(parsing: "proxy.example:8080") == ProxyServer(host: "proxy.example", port: 8080))
+        #expect(try ProxyServer(parsing: " http://proxy.example/ ") == ProxyServer(host: "proxy.example", port: 1080))
+        #expect(try ProxyServer(parsing: "http://[::1]:3128") == ProxyServer(host: "::1", port: 3128))
+    }
+
+    @Test("the description hides the password, and so does every error")
+    func redacts() throws {
+        #expect(try ProxyServer(parsing: "http://ops:hunter2@proxy:3128").description == "http://ops:***@proxy:3128")
+        #expect(try ProxyServer(parsing: "http://[::1]:3128").description == "http://[::1]:3128")
+        for bad in ["socks5://ops:hunter2@proxy:1080", "http://ops:hunter2@proxy:3128/path", "http://ops:hunter2@:3128", "http://ops:hunter2@proxy:99999"] {
+            #expect(throws: ProxyServer.Invalid.self, "\(bad)") { try ProxyServer(parsing: bad) }
+            do {
+                _ = try ProxyServer(parsing: bad)
+            } catch {
+                #expect(!error.description.contains("hunter2"), "\(error.description)")
+                #expect(error.description.contains("proxy"), "\(error.description)")
+            }
+        }
+    }
+}
+
+@Suite("NoProxyList: curl's NO_PROXY")
+struct NoProxyListTests {
+    @Test("a name matches itself and its subdomains, with or without a leading dot, in any case")
+    func names() {
+        let list = NoProxyList(parsing: " example.com, .internal ,LOCALHOST")
+        #expect(list.bypasses("example.com"))
+        #expect(list.bypasses("updates.Example.com"))
+        #expect(!list.bypasses("badexample.com"))
+        #expect(list.bypasses("internal"))
+        #expect(list.bypasses("a.b.internal"))
+        #expect(list.bypasses("localhost"))
+        #expect(!list.bypasses("example.org"))
+    }
+
+    @Test("addresses match exactly, IPv6 with or without brackets; * matches all; empty matches none")
+    func addresses() {
+        let list = NoProxyList(parsing: "10.0.0.1,[::1],fe80::2")
+        #expect(list.bypasses("10.0.0.1"))
+        #expect(!list.bypasses("110.0.0.1"))
+        #expect(!list.bypasses("10.0.0.10"))
+        #expect(list.bypasses("::1"))
+        #expect(list.bypasses("[fe80::2]"))
+        #expect(NoProxyList(parsing: "*").bypasses("anything.example"))
+        #expect(!NoProxyList(parsing: "").bypasses("example.com"))
+        #expect(!NoProxyList(parsing: ",,").bypasses("example.com"))
+    }
+}
+
+@Suite("ProxyPolicy: app, then [daemon], then the environment")
+struct ProxyPolicyTests {
+    let envProxy = ProxyServer(host: "env-proxy", port: 3128)
+    let allProxy = ProxyServer(host: "all-proxy", port: 3128)
+    let daemonProxy = ProxyServer(host: "daemon-proxy", port: 8080)
+    let appProxy = ProxyServer(host: "app-proxy", port: 9090)
+
+    @Test("curl's variables: https_proxy before HTTPS_PROXY, http_proxy only in lower case, ALL_PROXY as the fallback")
+    func environment() throws {
+        let variables = ["HTTPS_PROXY": "upper:1", "https_proxy": "env-proxy:3128", "HTTP_PROXY": "ignored:1", "ALL_PROXY": "all-proxy:3128"]
+        let environment = try ProxyEnvironment(variables)
+        let policy = ProxyPolicy(environment: environment)
+        #expect(policy.server(scheme: "https", host: "a.example") == envProxy)
+        #expect(policy.server(scheme: "http", host: "a.example") == allProxy, "HTTP_PROXY is not read")
+        #expect(try ProxyEnvironment(["HTTPS_PROXY": "upper:1"]).https == ProxyServer(host: "upper", port: 1))
+        #expect(try ProxyEnvironment(["https_proxy": "", "HTTPS_PROXY": "upper:1"]).https == ProxyServer(host: "upper", port: 1))
+        #expect(ProxyPolicy(environment: try ProxyEnvironment([:])).server(scheme: "https", host: "a.example") == nil)
+    }
+
+    @Test("a bad variable is an error naming it, without its password")
+    func badVariable() {
+        do {
+            _ = try ProxyEnvironment(["https_proxy": "ftp://ops:hunter2@proxy:21"])
+            Issue.record("accepted an ftp proxy")
+        } catch {
+            #expect(error.description.hasPrefix("https_proxy: "), "\(error.description)")
+            #expect(!error.description.contains("hunter2"))
+        }
+    }
+
+    @Test("no_proxy before NO_PROXY; [daemon] proxy and no-proxy each override their variable")
+    func daemonOverrides() throws {
+        let environment = try ProxyEnvironment(["https_proxy": "env-proxy:3128", "no_proxy": "near.example", "NO_PROXY": "far.example"])
+        var policy = ProxyPolicy(environment: environment)
+        #expect(policy.server(scheme: "https", host: "near.example") == nil)
+        #expect(policy.server(scheme: "https", host: "far.example") == envProxy)
+        policy.daemon = .server(daemonProxy)
+        #expect(policy.server(scheme: "https", host: "far.example") == daemonProxy)
+        #expect(policy.server(scheme: "https", host: "near.example") == nil, "the environment's no-proxy still applies")
+        policy.daemonNoProxy = NoProxyList(["far.example"])
+        #expect(policy.server(scheme: "https", host: "near.example") == daemonProxy)
+        #expect(policy.server(scheme: "https", host: "far.example") == nil)
+        policy.daemon = .direct
+        #expect(policy.server(scheme: "https", host: "near.example") == nil)
+    }
+
+    @Test("an app's proxy = \"none\" or a URL overrides both, the no-proxy lists included")
+    func appOverrides() throws {
+        let environment = try ProxyEnvironment(["https_proxy": "env-proxy:3128", "no_proxy": "*"])
+        let policy = ProxyPolicy(environment: environment, daemon: .server(daemonProxy), app: try .init(parsing: "http://app-proxy:9090"))
+        #expect(policy.server(scheme: "https", host: "a.example") == appProxy)
+        let direct = ProxyPolicy(environment: try ProxyEnvironment(["https_proxy": "env-proxy:3128"]), app: try .init(parsing: "None"))
+        #expect(direct.server(scheme: "https", host: "a.example") == nil)
+    }
+}
