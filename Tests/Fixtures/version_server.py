@@ -29,6 +29,7 @@ parser.add_argument("--log", required=True)
 parser.add_argument("--port-file", required=True)
 parser.add_argument("--cert")
 parser.add_argument("--key")
+parser.add_argument("--host", default="127.0.0.1")
 args = parser.parse_args()
 log_lock = threading.Lock()
 
@@ -105,7 +106,11 @@ class Handler(BaseHTTPRequestHandler):
         self.wfile.write(body)
 
 
-server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+class Server(ThreadingHTTPServer):
+    address_family = socket.AF_INET6 if ":" in args.host else socket.AF_INET
+
+
+server = Server((args.host, 0), Handler)
 server.daemon_threads = True
 if args.cert:
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)

@@ -41,6 +41,33 @@ struct DaemonCheckTests {
         #expect(daemon.stop() == 0)
     }
 
+    @Test("an app URL with an IPv6 literal, http://[::1]:PORT/…, is fetched")
+    func ipv6Literal() throws {
+        let server = try VersionServer(scenario: ["body": goodBody], host: "::1")
+        #expect(server.url("/v6").hasPrefix("http://[::1]:"))
+        let daemon = try DaemonProcess(apps: appTable("six", url: server.url("/v6")))
+        #expect(daemon.wait { daemon.app("six")?["lastSuccess"] != nil }, "\(daemon.log)")
+        #expect(server.requests().first?["path"] as? String == "/v6")
+        #expect(daemon.stop() == 0)
+    }
+
+    @Test("a name with addresses of both families reaches a server listening on either (happy eyeballs)")
+    func bothFamilies() throws {
+        let onlyFour = try VersionServer(scenario: ["body": goodBody])
+        let onlySix = try VersionServer(scenario: ["body": goodBody], host: "::1")
+        let folder = try TemporaryFolder()
+        // The daemon alone sees this hosts file, in a mount namespace of its own.
+        let hosts = try folder.file("hosts", "::1 both.ssvc.test\n127.0.0.1 both.ssvc.test\n127.0.0.1 localhost\n")
+        let apps = appTable("four", url: "http://both.ssvc.test:\(onlyFour.port)/4") + "\n"
+            + appTable("six", url: "http://both.ssvc.test:\(onlySix.port)/6")
+        let wrapper = ["/usr/bin/unshare", "--mount", "--", "/bin/sh", "-c", "mount --bind \"$0\" /etc/hosts && exec \"$@\"", hosts]
+        let daemon = try DaemonProcess(folder: folder, config: nil, daemon: "", apps: apps, arguments: [], environment: [:], wrapper: wrapper)
+        #expect(daemon.wait(15) { daemon.app("four")?["lastSuccess"] != nil && daemon.app("six")?["lastSuccess"] != nil }, "\(daemon.log)")
+        #expect(onlyFour.requests().count == 1)
+        #expect(onlySix.requests().count == 1)
+        #expect(daemon.stop() == 0)
+    }
+
     @Test("at most 8 checks fetch at once, across hosts: 24 apps due together on three servers")
     func concurrencyLimit() throws {
         // The HTTP client allows 8 connections per host; three servers would

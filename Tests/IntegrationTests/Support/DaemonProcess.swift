@@ -21,10 +21,11 @@ final class DaemonProcess {
         try self.init(folder: folder ?? TemporaryFolder(), config: nil, daemon: daemon, apps: apps, arguments: arguments, environment: environment)
     }
 
-    /// `binary` runs another ssvcd than the built one (an installed package's).
+    /// `binary` runs another ssvcd than the built one (an installed package's);
+    /// `wrapper` is a command that ends by exec'ing it with its arguments.
     init(
         folder: TemporaryFolder, config: String?, daemon: String, apps: String, arguments: [String],
-        environment: [String: String], binary: String? = nil
+        environment: [String: String], binary: String? = nil, wrapper: [String] = []
     ) throws {
         self.folder = folder
         stateDirectory = folder.url.appendingPathComponent("state").path
@@ -45,8 +46,9 @@ final class DaemonProcess {
         var variables = ProcessInfo.processInfo.environment
         for name in ["NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID", "LISTEN_FDS", "LISTEN_PID"] { variables[name] = nil }
         variables.merge(environment) { _, new in new }
+        let command = wrapper + [try binary ?? Executable.path("ssvcd"), "--config", configPath, "--log-target", "stderr"] + arguments
         process = try ChildProcess(
-            try binary ?? Executable.path("ssvcd"), ["--config", configPath, "--log-target", "stderr"] + arguments,
+            command[0], Array(command.dropFirst()),
             environment: variables, error: logPath
         )
     }

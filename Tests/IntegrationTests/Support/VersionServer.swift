@@ -9,6 +9,8 @@ final class VersionServer {
     let process: ChildProcess
     let port: Int
     let scheme: String
+    /// The loopback address it listens on: 127.0.0.1, or ::1.
+    let host: String
     private let scenarioPath: String
     private let logPath: String
 
@@ -19,13 +21,16 @@ final class VersionServer {
 
     /// `networkOf` runs the server in the network namespace of that
     /// process (a booted container's PID 1), on that namespace's loopback.
-    init(scenario: [String: Any] = ["body": "{}"], tls: TestCertificates? = nil, networkOf: pid_t? = nil) throws {
+    init(scenario: [String: Any] = ["body": "{}"], tls: TestCertificates? = nil, networkOf: pid_t? = nil, host: String = "127.0.0.1") throws {
+        self.host = host
         folder = try TemporaryFolder()
         scenarioPath = folder.url.appendingPathComponent("scenario.json").path
         logPath = folder.url.appendingPathComponent("requests.log").path
         let portFile = folder.url.appendingPathComponent("port").path
         #expect(FileManager.default.createFile(atPath: logPath, contents: Data()))
-        var command = ["/usr/bin/env", "python3", Self.fixture, "--scenario", scenarioPath, "--log", logPath, "--port-file", portFile]
+        var command = [
+            "/usr/bin/env", "python3", Self.fixture, "--scenario", scenarioPath, "--log", logPath, "--port-file", portFile, "--host", host,
+        ]
         if let tls { command += ["--cert", tls.serverCertificate, "--key", tls.serverKey] }
         if let networkOf { command = ["/usr/bin/nsenter", "--target=\(networkOf)", "--net", "--"] + command }
         scheme = tls == nil ? "http" : "https"
@@ -44,7 +49,9 @@ final class VersionServer {
     }
 
 
-    func url(_ path: String) -> String { "\(scheme)://127.0.0.1:\(port)\(path)" }
+    func url(_ path: String) -> String {
+        "\(scheme)://\(host.contains(":") ? "[\(host)]" : host):\(port)\(path)"
+    }
 
     func set(_ scenario: [String: Any]) throws {
         try JSONSerialization.data(withJSONObject: scenario).write(to: URL(fileURLWithPath: scenarioPath))
