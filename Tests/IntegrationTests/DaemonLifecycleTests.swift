@@ -143,13 +143,12 @@ struct DaemonJournalTests {
         #expect(daemon.wait { daemon.app(name)?["lastSuccess"] != nil })
         #expect(daemon.stop() == 0)
         var entries: [[String: Any]] = []
-        for _ in 0..<50 {
+        _ = try eventually(within: 20) {
             let result = try Executable.run("/usr/bin/journalctl", ["-o", "json", "--no-pager", "SYSLOG_IDENTIFIER=ssvcd", "SSVC_APP=\(name)"])
             entries = result.standardOutput.split(separator: "\n").compactMap {
                 try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
             }
-            if !entries.isEmpty { break }
-            Thread.sleep(forTimeInterval: 0.1)
+            return !entries.isEmpty
         }
         #expect(entries.count == 1)
         let entry = try #require(entries.first)
@@ -188,10 +187,9 @@ struct DaemonJournalTests {
         #expect(daemon.wait { daemon.app(name)?["lastSuccess"] != nil })
         #expect(daemon.stop() == 0)
         var text = ""
-        for _ in 0..<50 {
+        _ = try eventually(within: 20) {
             text = try Executable.run("/usr/bin/journalctl", ["-x", "--no-pager", "SYSLOG_IDENTIFIER=ssvcd", "SSVC_APP=\(name)"]).standardOutput
-            if text.contains("Subject:") { break }
-            Thread.sleep(forTimeInterval: 0.1)
+            return text.contains("Subject:")
         }
         #expect(text.contains("Subject: An update is available for \(name)"), "\(text)")
         #expect(text.contains("offers 1.1 of"), "\(text)")

@@ -30,19 +30,51 @@ final class SharedJournal: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         users += 1
-        guard users == 1, !FileManager.default.fileExists(atPath: Self.socket) else { return }
+        guard users == 1 else { return }
         do {
-            try #require(FileManager.default.isExecutableFile(atPath: Self.daemon), "no journald at \(Self.daemon)")
-            let started = try ChildProcess(Self.daemon, [])
-            let deadline = Date().addingTimeInterval(5)
-            while !FileManager.default.fileExists(atPath: Self.socket) && Date() < deadline {
-                Thread.sleep(forTimeInterval: 0.02)
-            }
-            journald = started
-            try #require(FileManager.default.fileExists(atPath: Self.socket), "journald did not start")
+            if !FileManager.default.fileExists(atPath: Self.socket) { try start() }
+            try roundTrip()
         } catch {
             users -= 1
+            stop()
             throw error
+        }
+    }
+
+    private func start() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: Self.daemon), "no journald at \(Self.daemon)")
+        journald = try ChildProcess(Self.daemon, [])
+        let started = eventually(within: 10, every: 0.02) { FileManager.default.fileExists(atPath: Self.socket) }
+        try #require(started, "journald did not create \(Self.socket) within 10 s")
+    }
+
+    /// Sends one native entry with a field of its own, as ssvcd does, and
+    /// reads it back: a journal that takes entries but keeps none fails
+    /// here, with what it said, rather than later as "-- No entries --".
+    private func roundTrip() throws {
+        let probe = UUID().uuidString
+        _ = try Executable.run("/usr/bin/logger", ["--journald"], input: Data("MESSAGE=ssvc test probe\nSSVC_PROBE=\(probe)\n".utf8))
+        let kept = try eventually(within: 20, every: 0.1) {
+            try Executable.run("/usr/bin/journalctl", ["-o", "cat", "--no-pager", "SSVC_PROBE=\(probe)"]).standardOutput.contains("ssvc test probe")
+        }
+        if !kept {
+            let diagnosis = try Executable.shell("""
+                ls -la /run/systemd/journal /run/log/journal/* /var/log/journal/* 2>&1; cat /etc/machine-id 2>&1
+                df -h /run /var/log 2>&1; pgrep -af systemd-journald
+                journalctl --no-pager -n 20 _COMM=systemd-journal 2>&1; dmesg 2>/dev/null | grep -i journal | tail -5
+                """)
+            try #require(Bool(false), "journald took no entry within 20 s:\n\(diagnosis.standardOutput)\(diagnosis.standardError)")
+        }
+    }
+
+    /// Kills the journald this process started, if any, and removes its sockets.
+    private func stop() {
+        guard let journald else { return }
+        kill(journald.pid, SIGKILL)
+        journald.wait()
+        self.journald = nil
+        for leftover in ["socket", "stdout", "dev-log", "io.systemd.journal"] {
+            try? FileManager.default.removeItem(atPath: "/run/systemd/journal/" + leftover)
         }
     }
 
@@ -50,12 +82,6 @@ final class SharedJournal: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         users -= 1
-        guard users == 0, let journald else { return }
-        kill(journald.pid, SIGKILL)
-        journald.wait()
-        self.journald = nil
-        for leftover in ["socket", "stdout", "dev-log", "io.systemd.journal"] {
-            try? FileManager.default.removeItem(atPath: "/run/systemd/journal/" + leftover)
-        }
+        if users == 0 { stop() }
     }
 }
