@@ -20,11 +20,15 @@ final class SharedJournal: @unchecked Sendable {
     static let shared = SharedJournal()
     static let socket = "/run/systemd/journal/socket"
     static let daemon = "/lib/systemd/systemd-journald"
+    /// What journald leaves in /run/systemd/journal.
+    static let sockets = ["socket", "stdout", "dev-log", "io.systemd.journal"]
 
     private let lock = NSLock()
     private var users = 0
     /// The journald this process started; nil when the machine had one.
     private var journald: ChildProcess?
+    /// Whether this process made /etc/machine-id, to remove it again.
+    private var madeMachineID = false
 
     func acquire() throws {
         lock.lock()
@@ -32,7 +36,7 @@ final class SharedJournal: @unchecked Sendable {
         users += 1
         guard users == 1 else { return }
         do {
-            if !FileManager.default.fileExists(atPath: Self.socket) { try start() }
+            if !Self.journaldListens() { try start() }
             try roundTrip()
         } catch {
             users -= 1
@@ -41,7 +45,27 @@ final class SharedJournal: @unchecked Sendable {
         }
     }
 
+    /// Whether a journald takes datagrams on the socket: a socket file left
+    /// by one that died refuses them, and is replaced by ours.
+    private static func journaldListens() -> Bool {
+        let descriptor = Glibc.socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        return UnixSocket.connect(descriptor, to: Self.socket) == 0
+    }
+
     private func start() throws {
+        // journald and journalctl find the journal's folder by the machine
+        // id; without one (a bare container) they disagree. A machine that
+        // runs systemd always has one: make it as systemd's package does,
+        // for the run only.
+        let machineID = (try? String(contentsOfFile: "/etc/machine-id", encoding: .utf8)) ?? ""
+        if machineID.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
+            let made = try Executable.run("/usr/bin/systemd-machine-id-setup", [])
+            try #require(made.status == 0, "no /etc/machine-id, and systemd-machine-id-setup failed: \(made.standardError)")
+            madeMachineID = true
+        }
+        for leftover in Self.sockets { try? FileManager.default.removeItem(atPath: "/run/systemd/journal/" + leftover) }
         try #require(FileManager.default.isExecutableFile(atPath: Self.daemon), "no journald at \(Self.daemon)")
         journald = try ChildProcess(Self.daemon, [])
         let started = eventually(within: 10, every: 0.02) { FileManager.default.fileExists(atPath: Self.socket) }
@@ -67,14 +91,18 @@ final class SharedJournal: @unchecked Sendable {
         }
     }
 
-    /// Kills the journald this process started, if any, and removes its sockets.
+    /// Kills the journald this process started, if any, and removes its
+    /// sockets, and the machine id it made.
     private func stop() {
-        guard let journald else { return }
-        kill(journald.pid, SIGKILL)
-        journald.wait()
-        self.journald = nil
-        for leftover in ["socket", "stdout", "dev-log", "io.systemd.journal"] {
-            try? FileManager.default.removeItem(atPath: "/run/systemd/journal/" + leftover)
+        if let journald {
+            kill(journald.pid, SIGKILL)
+            journald.wait()
+            self.journald = nil
+            for leftover in Self.sockets { try? FileManager.default.removeItem(atPath: "/run/systemd/journal/" + leftover) }
+        }
+        if madeMachineID {
+            try? FileManager.default.removeItem(atPath: "/etc/machine-id")
+            madeMachineID = false
         }
     }
 
