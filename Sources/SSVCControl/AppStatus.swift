@@ -7,6 +7,8 @@ public struct AppStatus: Sendable, Equatable, Codable {
     public var format: ResponseFormat
     public var url: String
     public var schedule: Schedule
+    /// The proxy its requests go through, password hidden; nil when direct.
+    public var proxy: String?
     public var status: UpdateStatus
     public var currentVersion: String?
     public var currentVersionNumber: UInt64?
@@ -26,13 +28,14 @@ public struct AppStatus: Sendable, Equatable, Codable {
 
     /// The app as its state and plan show it at `now`.
     public init(
-        name: String, format: ResponseFormat, url: String, schedule: Schedule, state: AppState, next: NextCheck, now: Date
+        name: String, format: ResponseFormat, url: String, schedule: Schedule, proxy: String? = nil, state: AppState, next: NextCheck, now: Date
     ) {
         let decision = state.decision
         self.name = name
         self.format = format
         self.url = url
         self.schedule = schedule
+        self.proxy = proxy
         status = decision?.status ?? .unknown
         currentVersion = state.currentVersion
         currentVersionNumber = state.currentVersionNumber

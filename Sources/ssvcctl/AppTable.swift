@@ -20,6 +20,7 @@ enum AppTable {
                 notes.append("\(app.name): \(app.consecutiveFailures) failed check(s): \(error)")
             }
             if let note = app.note { notes.append("\(app.name): \(note)") }
+            if let proxy = app.proxy { notes.append("\(app.name): through proxy \(proxy)") }
         }
         let widths = header.indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
         let lines = rows.map { row in

@@ -96,6 +96,21 @@ struct ConfigurationLoaderTests {
         ("[[app]]\nname = \"a\"\nurl = \"https://x/y\"\nversion-command = []\n", "ssvcd.toml: app.version-command: ", "needs at least the program"),
         ("[[app]]\nname = \"a\"\nurl = \"https://x/y\"\nversion = \"1\"\n[[app]]\nname = \"a\"\nurl = \"https://x/z\"\nversion = \"1\"\n", "ssvcd.toml: name: ", "app 'a' is also defined in"),
         ("surprise = 1\n", "ssvcd.toml: surprise: ", "unknown key"),
+        ("[daemon]\nproxy = \"socks5://p:1080\"\n", "ssvcd.toml: daemon.proxy: ", "only http:// proxies are supported, not socks5://"),
+        ("[daemon]\nproxy = \"http://u:secret@p:3128/path\"\n", "ssvcd.toml: daemon.proxy: ", "proxy 'http://***@p:3128/path' has a path"),
+        ("[daemon]\nproxy = \"none\"\n", "ssvcd.toml: daemon.proxy: ", "'none' is for an app"),
+        ("[daemon]\nno-proxy = \"localhost\"\n", "ssvcd.toml: daemon.no-proxy: ", "expected an array of strings"),
+        ("[daemon]\nclient-key = \"/k.pem\"\n", "ssvcd.toml: daemon.client-certificate: ", "missing: a client key needs its certificate"),
+        ("[daemon]\nclient-certificate = \"/c.pem\"\n", "ssvcd.toml: daemon.client-key: ", "missing: set client-key or client-key-credential"),
+        ("[daemon]\nclient-certificate = \"/nonexistent/c.pem\"\nclient-key = \"/k.pem\"\n", "ssvcd.toml: daemon.client-certificate: ", "cannot open /nonexistent/c.pem"),
+        ("[[app]]\nname = \"a\"\nurl = \"http://x.example/y\"\nversion = \"1\"\nbearer-token-file = \"/t\"\n", "ssvcd.toml: app.bearer-token-file: ", "a token goes only to an https URL or a loopback address"),
+        ("[[app]]\nname = \"a\"\nurl = \"https://x/y\"\nversion = \"1\"\nbearer-token-file = \"/t\"\nbearer-token-credential = \"t\"\n", "ssvcd.toml: app.bearer-token-file: ", "set only one of"),
+        ("[[app]]\nname = \"a\"\nurl = \"https://x/y\"\nversion = \"1\"\nheaders = { Authorization = \"Bearer x\" }\n", "ssvcd.toml: app.headers.Authorization: ", "may not be set here"),
+        ("[[app]]\nname = \"a\"\nurl = \"https://x/y\"\nversion = \"1\"\nheaders = { host = \"other\" }\n", "ssvcd.toml: app.headers.host: ", "may not be set here"),
+        ("[[app]]\nname = \"a\"\nurl = \"https://x/y\"\nversion = \"1\"\nheaders = { Content-Length = \"0\" }\n", "ssvcd.toml: app.headers.Content-Length: ", "may not be set here"),
+        ("[[app]]\nname = \"a\"\nurl = \"https://x/y\"\nversion = \"1\"\nheaders = { \"X Bad\" = \"v\" }\n", "ssvcd.toml: app.headers.X Bad: ", "not a header name"),
+        ("[[app]]\nname = \"a\"\nurl = \"https://x/y\"\nversion = \"1\"\nheaders = { X-Split = \"a\\r\\nInjected: 1\" }\n", "ssvcd.toml: app.headers.X-Split: ", "control character"),
+        ("[[app]]\nname = \"a\"\nurl = \"https://x/y\"\nversion = \"1\"\nproxy = \"ftp://p\"\n", "ssvcd.toml: app.proxy: ", "only http:// proxies"),
     ])
     func bad(text: String, prefix: String, problem: String) {
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -104,6 +119,48 @@ struct ConfigurationLoaderTests {
         #expect(line.hasPrefix(folder.path + "/" + prefix), "\(line)")
         #expect(line.contains(problem), "\(line)")
         #expect(!line.contains("\n"))
+    }
+
+    @Test("proxies: the environment's, [daemon]'s over it, an app's over both; a bad variable names itself unless [daemon] proxy makes it moot")
+    func proxies() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let apps = """
+            [[app]]
+            name = "env"
+            url = "https://updates.example/v"
+            version = "1"
+            [[app]]
+            name = "none"
+            url = "https://updates.example/v"
+            version = "1"
+            proxy = "none"
+            [[app]]
+            name = "own"
+            url = "http://127.0.0.1:8080/v"
+            version = "1"
+            proxy = "http://own:3128"
+            bearer-token-credential = "token"
+            headers = { X-Fleet = "eu-1", Accept-Language = "de" }
+            """
+        let environment = ["https_proxy": "http://user:pw@env-proxy:3128", "no_proxy": "internal.example"]
+        let fromEnvironment = try load(apps, environment: environment)
+        let env = fromEnvironment.apps[0], none = fromEnvironment.apps[1], own = fromEnvironment.apps[2]
+        #expect(env.proxyInUse(fromEnvironment.daemon) == "http://user:***@env-proxy:3128")
+        #expect(none.proxyInUse(fromEnvironment.daemon) == nil)
+        #expect(own.proxyInUse(fromEnvironment.daemon) == "http://own:3128")
+        #expect(own.bearerToken == .credential("token"))
+        #expect(own.headers == [RequestHeader(name: "Accept-Language", value: "de"), RequestHeader(name: "X-Fleet", value: "eu-1")])
+        #expect(fromEnvironment.daemon.proxy.server(scheme: "https", host: "a.internal.example") == nil)
+
+        let overridden = try load("[daemon]\nproxy = \"http://fleet-proxy:8080\"\nno-proxy = [\"updates.example\"]\n" + apps, environment: environment)
+        #expect(overridden.apps[0].proxyInUse(overridden.daemon) == nil, "[daemon] no-proxy lists the host")
+        #expect(overridden.daemon.proxy.server(scheme: "https", host: "other.example")?.description == "http://fleet-proxy:8080")
+        #expect(overridden.daemon.proxy.server(scheme: "https", host: "a.internal.example")?.description == "http://fleet-proxy:8080",
+                "[daemon] no-proxy replaces the environment's")
+
+        let broken = #expect(throws: ConfigurationError.self) { try load(apps, environment: ["HTTPS_PROXY": "ftp://user:pw@p"]) }
+        #expect(broken?.description == "environment: HTTPS_PROXY: proxy 'ftp://***@p': only http:// proxies are supported, not ftp://")
+        #expect(throws: Never.self) { try load("[daemon]\nproxy = \"http://p:1\"\n", environment: ["https_proxy": "ftp://p"]) }
     }
 
     @Test("an app file's errors name the app file")

@@ -38,7 +38,7 @@ struct CheckAttempt: Sendable {
         let body: [UInt8]
         var etag: String?
         do {
-            switch try await fetcher.fetch(url, etag: storedResponse == nil ? nil : storedETag) {
+            switch try await fetcher.fetch(url, etag: storedResponse == nil ? nil : storedETag, options: app.fetchOptions(settings)) {
             case let .body(bytes, newETag):
                 body = bytes
                 etag = newETag

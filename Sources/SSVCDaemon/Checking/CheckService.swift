@@ -110,7 +110,7 @@ public actor CheckService: Service {
         if name != nil && apps.isEmpty { return nil }
         return apps.map { app in
             AppStatus(
-                name: app.name, format: app.format, url: app.url, schedule: app.schedule,
+                name: app.name, format: app.format, url: app.url, schedule: app.schedule, proxy: app.proxyInUse(configuration.daemon),
                 state: state.apps[app.name] ?? AppState(), next: plans[app.name] ?? NextCheck(at: nil, reason: .manualOnly), now: now
             )
         }
@@ -175,7 +175,7 @@ public actor CheckService: Service {
         var next = loaded
         next.daemon.stateDirectory = configuration.daemon.stateDirectory
         next.daemon.socketPath = configuration.daemon.socketPath
-        if Self.fetchSettingsDiffer(configuration.daemon, next.daemon) {
+        if Self.fetchSettingsDiffer(configuration, next) {
             let (retired, holders, id) = (fetcher, Array(inFlight.values), nextRetiring)
             fetcher = Fetcher(settings: next.daemon)
             nextRetiring += 1
@@ -200,8 +200,13 @@ public actor CheckService: Service {
         idleMemory?.noteActivity()
     }
 
-    private static func fetchSettingsDiffer(_ a: DaemonSettings, _ b: DaemonSettings) -> Bool {
-        a.caFile != b.caFile || a.timeoutSeconds != b.timeoutSeconds || a.maxResponseBytes != b.maxResponseBytes
+    /// Whether the HTTP clients must be made anew: their trust roots,
+    /// limits, proxies or client certificates changed.
+    private static func fetchSettingsDiffer(_ a: Configuration, _ b: Configuration) -> Bool {
+        let (x, y) = (a.daemon, b.daemon)
+        return x.caFile != y.caFile || x.timeoutSeconds != y.timeoutSeconds || x.maxResponseBytes != y.maxResponseBytes
+            || x.proxy != y.proxy || x.clientIdentity != y.clientIdentity
+            || Set(a.apps.compactMap(\.clientIdentity)) != Set(b.apps.compactMap(\.clientIdentity))
     }
 
     // MARK: Timers

@@ -25,6 +25,11 @@ public struct DaemonSettings: Sendable, Equatable {
     /// Extra trust roots (PEM) besides the system's.
     public var caFile: String?
     public var policy: SchedulePolicy
+    /// The environment's proxy variables with `proxy` and `no-proxy` over
+    /// them; each app may override it.
+    public var proxy: ProxyPolicy
+    /// The client certificate apps present unless they name their own.
+    public var clientIdentity: ClientIdentity?
 }
 
 /// Where an app's running version comes from; read again before every check.
@@ -53,8 +58,22 @@ public struct AppConfiguration: Sendable, Equatable {
     /// Extra query parameters, in key order.
     public var query: [QueryParameter]
     public var minReleaseAgeDays: UInt?
+    /// `proxy = "none"` or a proxy URL: over the daemon's choice.
+    public var proxy: ProxyPolicy.Setting?
+    /// Sent as `Authorization: Bearer`; read afresh at each check.
+    public var bearerToken: BearerTokenSource?
+    /// Plain, non-secret request headers, in name order.
+    public var headers: [RequestHeader]
+    /// Its own client certificate, over the daemon's.
+    public var clientIdentity: ClientIdentity?
     /// The file it was read from, for messages.
     public var source: String
+}
+
+/// A `Name = "value"` of an app's `headers`.
+public struct RequestHeader: Sendable, Equatable {
+    public var name: String
+    public var value: String
 }
 
 /// A `name=value` pair added to a request's query.

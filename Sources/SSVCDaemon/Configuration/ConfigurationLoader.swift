@@ -48,12 +48,12 @@ public enum ConfigurationLoader {
                 guard let table = element.table else {
                     throw ConfigurationError(file: mainFile, key: "app[\(index)]", problem: "expected a table")
                 }
-                apps.append(try app(table, file: mainFile, defaultName: nil, daemon: daemon))
+                apps.append(try app(table, file: mainFile, defaultName: nil, daemon: daemon, environment: environment))
             }
         }
         for file in try appFiles(daemon.appsDirectory) {
             let stem = String(file.split(separator: "/").last!.dropLast(".toml".count))
-            apps.append(try app(try parse(file), file: file, defaultName: stem, daemon: daemon))
+            apps.append(try app(try parse(file), file: file, defaultName: stem, daemon: daemon, environment: environment))
         }
         var seen: [String: String] = [:]
         for app in apps {
@@ -104,7 +104,7 @@ public enum ConfigurationLoader {
         try table.rejectUnknown([
             "state-dir", "socket", "apps-dir", "language", "country", "control-group", "timeout-seconds",
             "max-response-bytes", "ca-file", "min-interval-seconds", "first-check-window-seconds", "catch-up-window-seconds",
-            "idle-timeout-seconds",
+            "idle-timeout-seconds", "proxy", "no-proxy", "client-certificate", "client-key", "client-key-credential",
         ])
         let locale = LocaleSettings.fromEnvironment(environment)
         let stateDefault = environment["STATE_DIRECTORY"].flatMap { $0.split(separator: ":").first.map(String.init) } ?? "/var/lib/ssvc"
@@ -120,6 +120,19 @@ public enum ConfigurationLoader {
                 throw ConfigurationError(file: file, key: "daemon.control-group", problem: "no group '\(controlGroup)' on this machine")
             }
             controlGroupID = entry.pointee.gr_gid
+        }
+        let daemonProxy = try proxySetting(table, "proxy")
+        if daemonProxy == .direct { throw table.error("proxy", "'none' is for an app; leave [daemon] proxy unset to go direct") }
+        let daemonNoProxy = try table.stringArray("no-proxy").map(NoProxyList.init)
+        // With [daemon] proxy set, the environment's proxy URLs are never
+        // used, so a broken one there is no reason to refuse the start.
+        let environmentProxies: ProxyEnvironment
+        do {
+            environmentProxies = daemonProxy == nil
+                ? try ProxyEnvironment(environment)
+                : ProxyEnvironment(noProxy: try ProxyEnvironment(["no_proxy": environment["no_proxy"] ?? "", "NO_PROXY": environment["NO_PROXY"] ?? ""]).noProxy)
+        } catch {
+            throw ConfigurationError(file: "environment", problem: error.description)
         }
         return DaemonSettings(
             stateDirectory: try table.path("state-dir") ?? stateDefault,
@@ -137,16 +150,62 @@ public enum ConfigurationLoader {
                 firstCheckWindow: Double(try table.integer("first-check-window-seconds", minimum: 0) ?? 600),
                 catchUpWindow: Double(try table.integer("catch-up-window-seconds", minimum: 0) ?? 3_600),
                 minimumInterval: Double(try table.integer("min-interval-seconds", minimum: 0) ?? 30)
-            )
+            ),
+            proxy: ProxyPolicy(environment: environmentProxies, daemon: daemonProxy, daemonNoProxy: daemonNoProxy),
+            clientIdentity: try clientIdentity(table, environment: environment)
         )
+    }
+
+    /// `proxy`: "none" or a proxy URL.
+    static func proxySetting(_ reader: TableReader, _ member: String) throws(ConfigurationError) -> ProxyPolicy.Setting? {
+        guard let text = try reader.string(member) else { return nil }
+        do {
+            return try ProxyPolicy.Setting(parsing: text)
+        } catch {
+            throw reader.error(member, error.description)
+        }
+    }
+
+    /// `client-certificate` with `client-key` or `client-key-credential`,
+    /// read and matched now.
+    static func clientIdentity(_ reader: TableReader, environment: [String: String]) throws(ConfigurationError) -> ClientIdentity? {
+        let certificate = try reader.path("client-certificate")
+        let keyFile = try reader.path("client-key")
+        let keyCredential = try reader.string("client-key-credential")
+        if keyFile != nil && keyCredential != nil {
+            throw reader.error("client-key", "set only one of client-key, client-key-credential")
+        }
+        let key = keyFile.map(ClientIdentity.KeySource.file) ?? keyCredential.map(ClientIdentity.KeySource.credential)
+        switch (certificate, key) {
+        case (nil, nil):
+            return nil
+        case (nil, _):
+            throw reader.error("client-certificate", "missing: a client key needs its certificate")
+        case (_, nil):
+            throw reader.error("client-key", "missing: set client-key or client-key-credential for the client certificate")
+        case let (certificate?, key?):
+            do {
+                return try ClientIdentity.load(certificateFile: certificate, key: key, environment: environment)
+            } catch {
+                throw reader.error("client-certificate", error.description)
+            }
+        }
     }
 
     static let appKeys = [
         "name", "url", "format", "schedule", "version", "version-file", "version-command", "version-number",
         "version-scheme", "app-id", "language", "country", "properties", "query", "min-release-age-days",
+        "proxy", "bearer-token-file", "bearer-token-credential", "headers", "client-certificate", "client-key",
+        "client-key-credential",
     ]
 
-    static func app(_ table: TOMLTable, file: String, defaultName: String?, daemon: DaemonSettings) throws(ConfigurationError) -> AppConfiguration {
+    /// Headers an app may not set: the request's framing, its target, and
+    /// the credentials, which have keys of their own.
+    static let reservedHeaders: Set<String> = ["authorization", "proxy-authorization", "host", "content-length", "transfer-encoding", "connection"]
+
+    static func app(
+        _ table: TOMLTable, file: String, defaultName: String?, daemon: DaemonSettings, environment: [String: String]
+    ) throws(ConfigurationError) -> AppConfiguration {
         let reader = TableReader(table, file: file, key: defaultName == nil ? "app" : nil)
         try reader.rejectUnknown(appKeys)
         guard let name = try reader.string("name") ?? defaultName else {
@@ -185,6 +244,33 @@ public enum ConfigurationLoader {
         if minAge != nil && format != .itunes {
             throw reader.error("min-release-age-days", "applies to format itunes only")
         }
+        let tokenFile = try reader.path("bearer-token-file")
+        let tokenCredential = try reader.string("bearer-token-credential")
+        if tokenFile != nil && tokenCredential != nil {
+            throw reader.error("bearer-token-file", "set only one of bearer-token-file, bearer-token-credential")
+        }
+        let token = tokenFile.map(BearerTokenSource.file) ?? tokenCredential.map(BearerTokenSource.credential)
+        if token != nil {
+            guard url.hasPrefix("https://") || (url.hasPrefix("http://") && FetchTarget.isLoopback(url)) else {
+                throw reader.error(
+                    tokenFile != nil ? "bearer-token-file" : "bearer-token-credential",
+                    "a token goes only to an https URL or a loopback address, not '\(url)'"
+                )
+            }
+        }
+        var headers: [RequestHeader] = []
+        for (header, value) in try reader.stringTable("headers").sorted(by: { $0.key < $1.key }) {
+            guard !header.isEmpty, header.utf8.allSatisfy(isTokenByte) else {
+                throw reader.error("headers.\(header)", "not a header name")
+            }
+            guard !reservedHeaders.contains(header.lowercased()) else {
+                throw reader.error("headers.\(header)", "may not be set here (use bearer-token-file or bearer-token-credential for credentials)")
+            }
+            guard value.utf8.allSatisfy({ $0 == 0x09 || ($0 >= 0x20 && $0 != 0x7F) }) else {
+                throw reader.error("headers.\(header)", "the value holds a control character")
+            }
+            headers.append(RequestHeader(name: header, value: value))
+        }
         return AppConfiguration(
             name: name, url: url, format: format,
             schedule: try reader.choice("schedule", Schedule.self) ?? .daily,
@@ -197,8 +283,17 @@ public enum ConfigurationLoader {
             properties: properties,
             query: try reader.stringTable("query").sorted { $0.key < $1.key }.map { QueryParameter(name: $0.key, value: $0.value) },
             minReleaseAgeDays: minAge.map(UInt.init),
+            proxy: try proxySetting(reader, "proxy"),
+            bearerToken: token,
+            headers: headers,
+            clientIdentity: try clientIdentity(reader, environment: environment),
             source: file
         )
+    }
+
+    /// RFC 9110's token characters, of which header names are made.
+    private static func isTokenByte(_ byte: UInt8) -> Bool {
+        isNameByte(byte) || "!#$%&'*+^`|~".utf8.contains(byte)
     }
 
     private static func isNameByte(_ byte: UInt8) -> Bool {

@@ -1,6 +1,8 @@
 import AsyncHTTPClient
+@preconcurrency import Glibc
 import Dispatch
 import FoundationEssentials
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 import NIOPosix
@@ -31,72 +33,126 @@ public struct FetchError: Error, Equatable, CustomStringConvertible {
 /// Fetches version documents over https, http or from a file.
 ///
 /// Redirects are followed by hand, at most five, never from https to http
-/// (a downgrade would let anyone on the path answer). The body is counted
-/// while it streams and the request abandoned past `max-response-bytes`, so a
-/// huge answer costs no memory.
+/// (a downgrade would let anyone on the path answer). Each hop chooses its
+/// proxy again (a redirect may leave the no-proxy list or enter it). The
+/// body is counted while it streams and the request abandoned past
+/// `max-response-bytes`, so a huge answer costs no memory.
 public final class Fetcher: Sendable {
     public static let maximumRedirects = 5
 
-    private let client: HTTPClient
-    private let timeout: TimeAmount
-    private let maxBytes: Int
-
-    public init(settings: DaemonSettings) {
-        var tls = TLSConfiguration.makeClientConfiguration()
-        if let caFile = settings.caFile {
-            tls.additionalTrustRoots = [.file(caFile)]
-        }
-        let timeout = TimeAmount.milliseconds(Int64(settings.timeoutSeconds * 1000))
-        var configuration = HTTPClient.Configuration(
-            tlsConfiguration: tls,
-            redirectConfiguration: .disallow,
-            timeout: .init(connect: timeout, read: timeout),
-            decompression: .disabled
-        )
-        configuration.connectionPool.idleTimeout = .seconds(5)
-        client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
-        self.timeout = timeout
-        self.maxBytes = settings.maxResponseBytes
+    /// One HTTP client per proxy and client certificate in use: each holds
+    /// its own connection pool and TLS context.
+    private struct ClientKey: Hashable {
+        var proxy: ProxyServer?
+        var identity: ClientIdentity?
     }
 
-    /// Closes the client's connections. Its completion runs on a serial
-    /// queue of ours: `HTTPClient.shutdown()` would use a global queue, and
-    /// with it start libdispatch's once-a-second worker-pool monitor.
+    private let clients: NIOLockedValueBox<[ClientKey: HTTPClient]>
+    private let caFile: String?
+    private let timeout: TimeAmount
+    private let maxBytes: Int
+    private let environment: [String: String]
+
+    public init(settings: DaemonSettings, environment: [String: String] = ProcessEnvironment.variables()) {
+        caFile = settings.caFile
+        timeout = TimeAmount.milliseconds(Int64(settings.timeoutSeconds * 1000))
+        maxBytes = settings.maxResponseBytes
+        self.environment = environment
+        clients = NIOLockedValueBox([:])
+        _ = client(for: ClientKey())
+    }
+
+    private func client(for key: ClientKey) -> HTTPClient {
+        clients.withLockedValue { clients in
+            if let existing = clients[key] { return existing }
+            var tls = TLSConfiguration.makeClientConfiguration()
+            if let caFile { tls.additionalTrustRoots = [.file(caFile)] }
+            key.identity?.apply(to: &tls)
+            var configuration = HTTPClient.Configuration(
+                tlsConfiguration: tls,
+                redirectConfiguration: .disallow,
+                timeout: .init(connect: timeout, read: timeout),
+                decompression: .disabled
+            )
+            configuration.connectionPool.idleTimeout = .seconds(5)
+            // A connection that cannot be made fails the check now, with its
+            // reason, instead of being retried until timeout-seconds: the
+            // schedule's retries are the daemon's.
+            configuration.connectionPool.retryConnectionEstablishment = false
+            if let proxy = key.proxy {
+                configuration.proxy = .server(
+                    host: proxy.host, port: proxy.port,
+                    authorization: proxy.user.map { .basic(username: $0, password: proxy.password ?? "") }
+                )
+            }
+            let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+            clients[key] = client
+            return client
+        }
+    }
+
+    /// Closes the clients' connections. Completions run on a serial queue
+    /// of ours: `HTTPClient.shutdown()` would use a global queue, and with
+    /// it start libdispatch's once-a-second worker-pool monitor.
     public func shutdown() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            client.shutdown(queue: Self.shutdownQueue) { _ in continuation.resume() }
+        let all = clients.withLockedValue { clients in
+            defer { clients = [:] }
+            return Array(clients.values)
+        }
+        for client in all {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                client.shutdown(queue: Self.shutdownQueue) { _ in continuation.resume() }
+            }
         }
     }
 
     private static let shutdownQueue = DispatchQueue(label: "io.ssvc.http-shutdown")
 
-    public func fetch(_ url: String, etag: String?) async throws(FetchError) -> FetchOutcome {
+    /// A hop's answer: the body only of a 200.
+    private struct Reply {
+        var status: HTTPResponseStatus
+        var headers: HTTPHeaders
+        var body: [UInt8]
+    }
+
+    public func fetch(_ url: String, etag: String?, options: FetchOptions = FetchOptions()) async throws(FetchError) -> FetchOutcome {
         if url.hasPrefix("file://") { return try readFile(url) }
         let deadline = NIODeadline.now() + timeout
+        let origin = FetchTarget(url)
+        // Read once per check, before the first request: a token that
+        // cannot be read fails the check without a request.
+        let token = try options.bearerToken.map { source throws(FetchError) in try source.read(environment: environment) }
         var current = url
         var visited: Set<String> = [url]
         for _ in 0...Self.maximumRedirects {
-            var request = HTTPClientRequest(url: current)
-            request.method = .GET
-            request.headers.add(name: "User-Agent", value: DaemonVersion.userAgent)
-            request.headers.add(name: "Accept", value: "application/json")
-            if let etag { request.headers.add(name: "If-None-Match", value: etag) }
-            let response: HTTPClientResponse
-            do {
-                response = try await client.execute(request, deadline: deadline)
-            } catch {
-                throw FetchError(Self.describe(error, url: current))
+            guard let target = FetchTarget(current) else { throw FetchError("'\(current)' is not a URL") }
+            var headers = HTTPHeaders()
+            headers.add(name: "User-Agent", value: DaemonVersion.userAgent)
+            headers.add(name: "Accept", value: "application/json")
+            if let etag { headers.add(name: "If-None-Match", value: etag) }
+            for header in options.headers { headers.replaceOrAdd(name: header.name, value: header.value) }
+            let proxy = options.proxy.server(scheme: target.scheme, host: target.host)
+            // The token goes to the configured host only, and only where
+            // nobody can read it on the way: over https, or to loopback
+            // without a proxy between.
+            if let token, target.host == origin?.host {
+                guard target.scheme == "https" || proxy == nil else {
+                    throw FetchError("bearer token: not sent in clear through proxy \(proxy!); set proxy = \"none\" for this app or list \(target.host) in no-proxy")
+                }
+                if target.scheme == "https" || target.isLoopback {
+                    headers.add(name: "Authorization", value: "Bearer \(token)")
+                }
             }
-            switch response.status.code {
+            let reply = try await exchange(current, target: target, headers: headers, proxy: proxy, identity: options.clientIdentity, deadline: deadline)
+            switch reply.status.code {
             case 200:
-                let body = try await collect(response, deadline: deadline)
-                return .body(body, etag: response.headers.first(name: "ETag"))
+                return .body(reply.body, etag: reply.headers.first(name: "ETag"))
             case 304 where etag != nil:
                 return .notModified
             case 301, 302, 303, 307, 308:
-                guard let location = response.headers.first(name: "Location"),
+                guard let location = reply.headers.first(name: "Location"),
                       let next = URL(string: location, relativeTo: URL(string: current))?.absoluteURL.absoluteString
-                else { throw FetchError("HTTP \(response.status.code) redirect without a usable Location") }
+                else { throw FetchError("HTTP \(reply.status.code) redirect without a usable Location") }
                 if current.hasPrefix("https://") && !next.hasPrefix("https://") {
                     throw FetchError("refused a redirect from https to \(next)")
                 }
@@ -105,14 +161,56 @@ public final class Fetcher: Sendable {
                 }
                 guard visited.insert(next).inserted else { throw FetchError("redirect loop at \(next)") }
                 current = next
+            case 407 where proxy != nil:
+                throw FetchError("proxy \(proxy!) refused the request: HTTP 407 Proxy Authentication Required (check the user and password in its URL)")
             case 429, 503:
-                let retryAfter = response.headers.first(name: "Retry-After").flatMap { RetryAfter.parse($0, now: Date()) }
-                throw FetchError("HTTP \(response.status.code) \(response.status.reasonPhrase)", retryAfter: retryAfter)
+                let retryAfter = reply.headers.first(name: "Retry-After").flatMap { RetryAfter.parse($0, now: Date()) }
+                throw FetchError("HTTP \(reply.status.code) \(reply.status.reasonPhrase)\(Self.through(proxy))", retryAfter: retryAfter)
             default:
-                throw FetchError("HTTP \(response.status.code) \(response.status.reasonPhrase)")
+                throw FetchError("HTTP \(reply.status.code) \(reply.status.reasonPhrase)\(Self.through(proxy))")
             }
         }
         throw FetchError("more than \(Self.maximumRedirects) redirects")
+    }
+
+    /// One request and its answer, direct, tunnelled through a proxy
+    /// (https), or in absolute form to it (http).
+    private func exchange(
+        _ url: String, target: FetchTarget, headers: HTTPHeaders, proxy: ProxyServer?, identity: ClientIdentity?, deadline: NIODeadline
+    ) async throws(FetchError) -> Reply {
+        if let proxy, target.scheme == "http" {
+            do {
+                let reply = try await AbsoluteFormRequest.get(
+                    url, target: target, headers: headers, proxy: proxy, connectTimeout: timeout, deadline: deadline, maxBytes: maxBytes
+                )
+                return Reply(status: reply.status, headers: reply.headers, body: reply.body)
+            } catch {
+                switch error {
+                case let .connect(cause): throw FetchError("cannot connect to proxy \(proxy): \(Self.reason(cause))")
+                case let .exchange(cause): throw FetchError("proxy \(proxy): \(Self.reason(cause)) before a whole response")
+                case .timedOut: throw FetchError("the request to \(target.host) took longer than timeout-seconds\(Self.through(proxy))")
+                case let .tooLarge(length?): throw FetchError("response of \(length) bytes is larger than max-response-bytes (\(maxBytes))")
+                case .tooLarge(nil): throw FetchError("response is larger than max-response-bytes (\(maxBytes))")
+                case .closedEarly: throw FetchError("proxy \(proxy) closed the connection before a whole response")
+                }
+            }
+        }
+        var request = HTTPClientRequest(url: url)
+        request.method = .GET
+        request.headers = headers
+        let response: HTTPClientResponse
+        do {
+            response = try await client(for: ClientKey(proxy: proxy, identity: identity)).execute(request, deadline: deadline)
+        } catch {
+            throw FetchError(Self.describe(error, url: url, proxy: proxy))
+        }
+        let body = response.status.code == 200 ? try await collect(response, deadline: deadline) : []
+        return Reply(status: response.status, headers: response.headers, body: body)
+    }
+
+    /// " (through proxy http://host:port)", or nothing when direct.
+    private static func through(_ proxy: ProxyServer?) -> String {
+        proxy.map { " (through proxy \($0))" } ?? ""
     }
 
     private func collect(_ response: HTTPClientResponse, deadline: NIODeadline) async throws(FetchError) -> [UInt8] {
@@ -145,8 +243,22 @@ public final class Fetcher: Sendable {
         }
     }
 
-    /// Errors as an operator reads them, not as a type name.
-    static func describe(_ error: any Error, url: String?) -> String {
+    /// Errors as an operator reads them, not as a type name. Through a
+    /// proxy, a failure to reach it or a refusal of the tunnel names the
+    /// proxy (its password hidden); other failures say they went through it.
+    static func describe(_ error: any Error, url: String?, proxy: ProxyServer? = nil) -> String {
+        if let proxy {
+            if let error = error as? HTTPClientError, error == .proxyAuthenticationRequired {
+                return "proxy \(proxy) refused the request: HTTP 407 Proxy Authentication Required (check the user and password in its URL)"
+            }
+            if let error = error as? HTTPClientError, error == .invalidProxyResponse {
+                return "proxy \(proxy) refused the tunnel to \(url.flatMap { FetchTarget($0)?.authority } ?? "the server")"
+            }
+            if error is NIOConnectionError {
+                return "cannot connect to proxy \(proxy): \(reason(error))"
+            }
+            return describe(error, url: url) + through(proxy)
+        }
         let target = url.flatMap { URL(string: $0)?.host }.map { " to \($0)" } ?? ""
         if let error = error as? HTTPClientError {
             switch error {
@@ -165,12 +277,29 @@ public final class Fetcher: Sendable {
             }
             return "TLS\(target): \(text)"
         }
-        if let error = error as? NIOConnectionError {
-            let reasons = error.connectionErrors.map { "\($0.error)" }
-            return "cannot connect\(target): \(reasons.first ?? "\(error)")"
+        if error is NIOConnectionError {
+            return "cannot connect\(target): \(reason(error))"
         }
         if let error = error as? IOError {
             return "\(error.description)\(target)"
+        }
+        return "\(error)"
+    }
+
+    /// The first cause of a failed connection, or the error in words:
+    /// "connection refused", "timed out", "connection reset".
+    private static func reason(_ error: any Error) -> String {
+        if let error = error as? NIOConnectionError {
+            return error.connectionErrors.first.map { reason($0.error) } ?? "\(error)"
+        }
+        if let error = error as? IOError { return String(cString: strerror(error.errnoCode)).lowercased() }
+        if let error = error as? HTTPClientError, error == .connectTimeout { return "timed out" }
+        if let error = error as? ChannelError {
+            switch error {
+            case .connectTimeout: return "timed out"
+            case .ioOnClosedChannel, .eof, .outputClosed: return "it closed the connection"
+            default: break
+            }
         }
         return "\(error)"
     }

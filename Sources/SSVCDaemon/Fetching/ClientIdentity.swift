@@ -1,0 +1,83 @@
+import NIOSSL
+import SSVCPosix
+
+/// A client certificate (PEM, the chain in order) and its private key, read
+/// and checked against each other when the configuration is loaded, so a
+/// wrong pair stops the start or the reload rather than a check.
+public struct ClientIdentity: Sendable, Hashable {
+    /// Where the key is read from.
+    public enum KeySource: Sendable, Hashable, CustomStringConvertible {
+        case file(String)
+        /// A systemd credential, by name.
+        case credential(String)
+
+        public var description: String {
+            switch self {
+            case let .file(path): path
+            case let .credential(name): "credential \(name)"
+            }
+        }
+    }
+
+    public let certificateFile: String
+    public let keySource: KeySource
+    let chain: [NIOSSLCertificate]
+    let key: NIOSSLPrivateKey
+
+    /// Reads both files; the error says which one failed and why (never
+    /// the key's contents).
+    public static func load(certificateFile: String, key keySource: KeySource, environment: [String: String]) throws(Failure) -> ClientIdentity {
+        let chain: [NIOSSLCertificate]
+        do {
+            chain = try NIOSSLCertificate.fromPEMBytes(try BoundedReader.read(path: certificateFile, limit: 1 << 20))
+        } catch let error as BoundedReader.Failure {
+            throw Failure(description: error.description)
+        } catch {
+            throw Failure(description: "\(certificateFile) is not a PEM certificate")
+        }
+        guard !chain.isEmpty else { throw Failure(description: "\(certificateFile) holds no PEM certificate") }
+
+        let keyPath: String
+        switch keySource {
+        case let .file(path):
+            keyPath = path
+        case let .credential(name):
+            switch Credentials.path(name, environment: environment) {
+            case let .success(path): keyPath = path
+            case let .failure(missing): throw Failure(description: missing.description)
+            }
+        }
+        let key: NIOSSLPrivateKey
+        do {
+            key = try NIOSSLPrivateKey(bytes: try BoundedReader.read(path: keyPath, limit: 1 << 20), format: .pem)
+        } catch let error as BoundedReader.Failure {
+            throw Failure(description: error.description)
+        } catch {
+            throw Failure(description: "\(keySource) is not a PEM private key (or it is encrypted)")
+        }
+
+        // BoringSSL refuses a key that does not belong to the certificate
+        // when both are set on a context. No trust roots: nothing is read
+        // from the system's store for this.
+        var tls = TLSConfiguration.makeClientConfiguration()
+        tls.trustRoots = .certificates([])
+        tls.certificateChain = chain.map { .certificate($0) }
+        tls.privateKey = .privateKey(key)
+        do {
+            _ = try NIOSSLContext(configuration: tls)
+        } catch {
+            throw Failure(description: "the key in \(keySource) does not belong to the certificate in \(certificateFile)")
+        }
+        return ClientIdentity(certificateFile: certificateFile, keySource: keySource, chain: chain, key: key)
+    }
+
+    public struct Failure: Error, Equatable, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// `configuration` presenting this identity.
+    func apply(to configuration: inout TLSConfiguration) {
+        configuration.certificateChain = chain.map { .certificate($0) }
+        configuration.privateKey = .privateKey(key)
+    }
+}

@@ -1,0 +1,33 @@
+import SSVCCore
+
+/// How one app's requests travel: the proxy choice, its own headers, a
+/// bearer token, a client certificate.
+public struct FetchOptions: Sendable {
+    public var proxy: ProxyPolicy
+    public var headers: [RequestHeader]
+    public var bearerToken: BearerTokenSource?
+    public var clientIdentity: ClientIdentity?
+
+    public init(proxy: ProxyPolicy = ProxyPolicy(), headers: [RequestHeader] = [], bearerToken: BearerTokenSource? = nil, clientIdentity: ClientIdentity? = nil) {
+        self.proxy = proxy
+        self.headers = headers
+        self.bearerToken = bearerToken
+        self.clientIdentity = clientIdentity
+    }
+}
+
+extension AppConfiguration {
+    /// The app's settings over the daemon's.
+    public func fetchOptions(_ daemon: DaemonSettings) -> FetchOptions {
+        var policy = daemon.proxy
+        policy.app = proxy
+        return FetchOptions(proxy: policy, headers: headers, bearerToken: bearerToken, clientIdentity: clientIdentity ?? daemon.clientIdentity)
+    }
+
+    /// The proxy its configured URL goes through, as the status shows it
+    /// (password hidden); nil when direct or a file.
+    public func proxyInUse(_ daemon: DaemonSettings) -> String? {
+        guard let target = FetchTarget(url), target.scheme == "http" || target.scheme == "https" else { return nil }
+        return fetchOptions(daemon).proxy.server(scheme: target.scheme, host: target.host)?.description
+    }
+}
