@@ -4,14 +4,17 @@
 Each request reads the scenario file afresh, so a test changes the server's
 behaviour by rewriting it. Every request is appended to the log file as one
 JSON line (path, query, headers). Scenario keys:
-  mode     normal | hang | reset | big | redirect-loop | https-to-http
+  mode     normal | hang | reset | big | redirect-loop | https-to-http | redirect
+  location where redirect mode sends the client (302)
   status   HTTP status (normal mode), default 200
   body     response body (normal mode)
   headers  extra response headers
   etag     answer 304 to a matching If-None-Match
   size     bytes to stream in big mode (no Content-Length)
   delay    seconds to wait before answering (normal mode)
-Log lines also carry "start" (time.time() when the request arrived).
+Log lines also carry "start" (time.time() when the request arrived) and,
+with --client-ca (which makes a client certificate required), "peer": the
+common name of the client's certificate.
 """
 import argparse
 import json
@@ -30,6 +33,7 @@ parser.add_argument("--port-file", required=True)
 parser.add_argument("--cert")
 parser.add_argument("--key")
 parser.add_argument("--host", default="127.0.0.1")
+parser.add_argument("--client-ca")
 args = parser.parse_args()
 log_lock = threading.Lock()
 
@@ -44,9 +48,12 @@ class Handler(BaseHTTPRequestHandler):
         with open(args.scenario) as f:
             scenario = json.load(f)
         parts = urlsplit(self.path)
+        entry = {"path": parts.path, "query": parts.query, "headers": dict(self.headers), "start": time.time()}
+        if args.client_ca:
+            subject = dict(pair[0] for pair in self.connection.getpeercert().get("subject", ()))
+            entry["peer"] = subject.get("commonName")
         with log_lock, open(args.log, "a") as f:
-            f.write(json.dumps({"path": parts.path, "query": parts.query, "headers": dict(self.headers),
-                                "start": time.time()}) + "\n")
+            f.write(json.dumps(entry) + "\n")
         mode = scenario.get("mode", "normal")
         if mode == "hang":
             time.sleep(3600)
@@ -55,6 +62,12 @@ class Handler(BaseHTTPRequestHandler):
             target = "/b" if parts.path != "/b" else "/a"
             self.send_response(302)
             self.send_header("Location", target)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        if mode == "redirect":
+            self.send_response(302)
+            self.send_header("Location", scenario["location"])
             self.send_header("Content-Length", "0")
             self.end_headers()
             return
@@ -115,6 +128,9 @@ server.daemon_threads = True
 if args.cert:
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     context.load_cert_chain(args.cert, args.key)
+    if args.client_ca:
+        context.verify_mode = ssl.CERT_REQUIRED
+        context.load_verify_locations(args.client_ca)
     # The handshake happens in each handler thread, not in accept(): one
     # client that never speaks must not block the others.
     server.socket = context.wrap_socket(server.socket, server_side=True, do_handshake_on_connect=False)

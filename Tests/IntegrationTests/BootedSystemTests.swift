@@ -38,6 +38,7 @@ struct BootedSystemTests {
         try day.unprivilegedUser()
         if suite == "trixie" { try day.varlinkctl() }
         try day.watchdog()
+        try day.credentials()
         try day.idle()
         try day.stopAndRating()
         try day.purge()
@@ -238,6 +239,36 @@ struct OperatorsDay {
         #expect(try mainPID() == alive)
         #expect(try output("systemctl show -p NRestarts --value ssvcd.service") == String((Int(restarts) ?? 0) + 1))
         try sh("rm -r /etc/systemd/system/ssvcd.service.d && systemctl daemon-reload")
+    }
+
+    /// A token in a root-only file reaches the sandboxed daemon through
+    /// `LoadCredential=`, which it cannot read itself; the token goes to the
+    /// server as a bearer token and appears nowhere else.
+    func credentials() throws {
+        let token = "booted-\(UUID().uuidString.prefix(12))"
+        try sh("""
+            install -d -m 0700 /etc/ssvc/private
+            printf '\(token)\\n' > /etc/ssvc/private/token && chmod 0600 /etc/ssvc/private/token
+            mkdir -p /etc/systemd/system/ssvcd.service.d
+            printf '[Service]\\nLoadCredential=update-token:/etc/ssvc/private/token\\n' > /etc/systemd/system/ssvcd.service.d/credentials.conf
+            printf 'url = "\(server.url("/with-credential"))"\\nversion = "1.0"\\nbearer-token-credential = "update-token"\\n' > /etc/ssvc/apps.d/tokened.toml
+            printf 'url = "\(server.url("/with-file"))"\\nversion = "1.0"\\nbearer-token-file = "/etc/ssvc/private/token"\\n' > /etc/ssvc/apps.d/direct.toml
+            systemctl daemon-reload
+            systemctl restart ssvcd.service
+            """)
+        #expect(try system.run(["ssvcctl", "check", "tokened"]).status == 10)
+        let request = server.requests().last { $0["path"] as? String == "/with-credential" }
+        #expect((request?["headers"] as? [String: String])?["Authorization"] == "Bearer \(token)", "\(request ?? [:])")
+        _ = try system.run(["ssvcctl", "check", "direct"])
+        let refused = try apps()["direct"]?["lastError"] as? String ?? ""
+        #expect(refused.contains("cannot open /etc/ssvc/private/token"), "the sandboxed daemon read a root-only file: \(refused)")
+        #expect(!server.requests().contains { $0["path"] as? String == "/with-file" })
+        let places = try output("journalctl --no-pager -o export -u ssvcd.service; ssvcctl status --json; cat /var/lib/private/ssvc/state.json")
+        #expect(!places.contains(token), "the token leaked to the journal, the status or the state")
+        try sh("""
+            rm -r /etc/systemd/system/ssvcd.service.d /etc/ssvc/apps.d/tokened.toml /etc/ssvc/apps.d/direct.toml /etc/ssvc/private
+            systemctl daemon-reload
+            """)
     }
 
     /// Under the full sandbox as without it: 10 s after the last work the

@@ -21,7 +21,11 @@ final class VersionServer {
 
     /// `networkOf` runs the server in the network namespace of that
     /// process (a booted container's PID 1), on that namespace's loopback.
-    init(scenario: [String: Any] = ["body": "{}"], tls: TestCertificates? = nil, networkOf: pid_t? = nil, host: String = "127.0.0.1") throws {
+    /// `clientCA` makes the server require a client certificate signed by it.
+    init(
+        scenario: [String: Any] = ["body": "{}"], tls: TestCertificates? = nil, networkOf: pid_t? = nil, host: String = "127.0.0.1",
+        clientCA: String? = nil
+    ) throws {
         self.host = host
         folder = try TemporaryFolder()
         scenarioPath = folder.url.appendingPathComponent("scenario.json").path
@@ -32,6 +36,7 @@ final class VersionServer {
             "/usr/bin/env", "python3", Self.fixture, "--scenario", scenarioPath, "--log", logPath, "--port-file", portFile, "--host", host,
         ]
         if let tls { command += ["--cert", tls.serverCertificate, "--key", tls.serverKey] }
+        if let clientCA { command += ["--client-ca", clientCA] }
         if let networkOf { command = ["/usr/bin/nsenter", "--target=\(networkOf)", "--net", "--"] + command }
         scheme = tls == nil ? "http" : "https"
         try JSONSerialization.data(withJSONObject: scenario).write(to: URL(fileURLWithPath: scenarioPath))
@@ -83,7 +88,7 @@ struct TestCertificates {
               -days 2 -subj /CN=ssvc-test-ca 2>/dev/null
             openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout server.key -out server.csr \
               -subj /CN=127.0.0.1 2>/dev/null
-            printf 'subjectAltName=IP:127.0.0.1\\nbasicConstraints=CA:FALSE\\nextendedKeyUsage=serverAuth\\n' > ext
+            printf 'subjectAltName=IP:127.0.0.1,DNS:localhost\\nbasicConstraints=CA:FALSE\\nextendedKeyUsage=serverAuth\\n' > ext
             openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out server.pem -days 2 \
               -extfile ext 2>/dev/null
             """
@@ -92,5 +97,22 @@ struct TestCertificates {
         caCertificate = path + "/ca.pem"
         serverCertificate = path + "/server.pem"
         serverKey = path + "/server.key"
+    }
+
+    /// A client certificate with common name `name`, signed by the CA:
+    /// the paths of its PEM certificate and key.
+    func client(_ name: String) throws -> (certificate: String, key: String) {
+        let script = """
+            set -e
+            cd '\(folder.url.path)'
+            openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout \(name).key -out \(name).csr \
+              -subj /CN=\(name) 2>/dev/null
+            printf 'basicConstraints=CA:FALSE\\nextendedKeyUsage=clientAuth\\n' > \(name).ext
+            openssl x509 -req -in \(name).csr -CA ca.pem -CAkey ca.key -CAcreateserial -out \(name).pem -days 2 \
+              -extfile \(name).ext 2>/dev/null
+            """
+        let result = try Executable.shell(script)
+        try #require(result.status == 0, "openssl failed: \(result.standardError)")
+        return (folder.url.path + "/\(name).pem", folder.url.path + "/\(name).key")
     }
 }

@@ -1,0 +1,101 @@
+import Foundation
+import SSVCPosix
+import Testing
+
+/// Debian's tinyproxy on 127.0.0.1, in the foreground, logging every
+/// request it forwards: `GET http://…` for plain http in absolute form,
+/// `CONNECT host:port` for a tunnel. With `user`, it wants Basic proxy
+/// authorization and answers 407 without it.
+final class TinyProxy {
+    let folder: TemporaryFolder
+    private(set) var port = 0
+    private(set) var process: ChildProcess?
+    private let logPath: String
+    let user: String?
+    let password: String?
+
+    init(user: String? = nil, password: String? = nil) throws {
+        self.user = user
+        self.password = password
+        folder = try TemporaryFolder()
+        logPath = folder.url.appendingPathComponent("tinyproxy.log").path
+        let binary = "/usr/bin/tinyproxy"
+        try #require(FileManager.default.isExecutableFile(atPath: binary), "tinyproxy is not installed (make test installs it)")
+        try start()
+    }
+
+    /// Starts it, on the same port after a `stop()`.
+    func start() throws {
+        for _ in 0..<5 {
+            if port == 0 { port = try Self.freePort() }
+            var lines = [
+                "Port \(port)", "Listen 127.0.0.1", "Timeout 20", "LogLevel Info", "MaxClients 50", "DisableViaHeader Yes",
+            ]
+            if let user, let password { lines.append("BasicAuth \(user) \(password)") }
+            let config = try folder.file("tinyproxy.conf", lines.joined(separator: "\n") + "\n")
+            let started = try ChildProcess("/usr/bin/tinyproxy", ["-d", "-c", config], output: logPath, error: logPath)
+            if eventually(within: 5, every: 0.05, { !started.isRunning || Self.accepts(port) }), started.isRunning {
+                process = started
+                return
+            }
+            kill(started.pid, SIGKILL)
+            started.wait()
+            port = 0
+        }
+        try #require(Bool(false), "tinyproxy did not start: \(log)")
+    }
+
+    func stop() {
+        guard let process else { return }
+        kill(process.pid, SIGTERM)
+        if !eventually(within: 5, every: 0.05, { !process.isRunning }) { kill(process.pid, SIGKILL) }
+        process.wait()
+        self.process = nil
+    }
+
+    deinit { stop() }
+
+    /// The URL a client configures, with the credentials when it has them.
+    var url: String {
+        let credentials = user.map { "\($0):\(password ?? "")@" } ?? ""
+        return "http://\(credentials)127.0.0.1:\(port)"
+    }
+
+    var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
+
+    /// Requests for `port` it took in absolute form (a 407 counts too).
+    func forwarded(toPort port: Int) -> Int {
+        log.split(separator: "\n").filter { $0.contains("Request (") && $0.contains("): GET http://") && $0.contains(":\(port)/") }.count
+    }
+
+    /// Tunnels to `port` it was asked for (a 407 counts too).
+    func tunnels(toPort port: Int) -> Int {
+        log.split(separator: "\n").filter { $0.contains("Request (") && $0.contains("): CONNECT ") && $0.contains(":\(port) HTTP") }.count
+    }
+
+    private static func freePort() throws -> Int {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0 }
+        }
+        try #require(bound, "no free port: \(String(cString: strerror(errno)))")
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    private static func accepts(_ port: Int) -> Bool {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = UInt16(port).bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        return withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        }
+    }
+}
