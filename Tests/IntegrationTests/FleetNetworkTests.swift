@@ -240,12 +240,12 @@ struct TokenIntegrationTests {
         try "\n".write(toFile: tokenFile, atomically: true, encoding: .utf8)
         _ = try Executable.run("ssvcctl", ["--socket", daemon.socketPath, "check", "from-file"])
         var app = try statusByApp(daemon)["from-file"] ?? [:]
-        #expect(app["lastError"] as? String == "bearer token (bearer-token-file \(tokenFile)): the first line is empty")
+        #expect(app["lastError"] as? String == "bearer token (\(tokenFile)): the first line is empty")
         #expect(app["status"] as? String == "update-available")
         try FileManager.default.removeItem(atPath: tokenFile)
         _ = try Executable.run("ssvcctl", ["--socket", daemon.socketPath, "check", "from-file"])
         app = try statusByApp(daemon)["from-file"] ?? [:]
-        #expect((app["lastError"] as? String)?.hasPrefix("bearer token (bearer-token-file \(tokenFile)): cannot open") == true, "\(app)")
+        #expect((app["lastError"] as? String)?.hasPrefix("bearer token (\(tokenFile)): cannot open") == true, "\(app)")
         #expect(server.requests().count == requestsBefore, "a check without its token must not reach the server")
         #expect(try leaks(of: [fileToken, credentialToken, rotated], in: daemon).isEmpty)
         #expect(daemon.stop() == 0)

@@ -61,7 +61,7 @@ public struct AppConfiguration: Sendable, Equatable {
     /// `proxy = "none"` or a proxy URL: over the daemon's choice.
     public var proxy: ProxyPolicy.Setting?
     /// Sent as `Authorization: Bearer`; read afresh at each check.
-    public var bearerToken: BearerTokenSource?
+    public var bearerToken: SecretSource?
     /// Plain, non-secret request headers, in name order.
     public var headers: [RequestHeader]
     /// Its own client certificate, over the daemon's.

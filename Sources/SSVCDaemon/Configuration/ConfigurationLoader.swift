@@ -175,7 +175,7 @@ public enum ConfigurationLoader {
         if keyFile != nil && keyCredential != nil {
             throw reader.error("client-key", "set only one of client-key, client-key-credential")
         }
-        let key = keyFile.map(ClientIdentity.KeySource.file) ?? keyCredential.map(ClientIdentity.KeySource.credential)
+        let key = keyFile.map(SecretSource.file) ?? keyCredential.map(SecretSource.credential)
         switch (certificate, key) {
         case (nil, nil):
             return nil
@@ -249,7 +249,7 @@ public enum ConfigurationLoader {
         if tokenFile != nil && tokenCredential != nil {
             throw reader.error("bearer-token-file", "set only one of bearer-token-file, bearer-token-credential")
         }
-        let token = tokenFile.map(BearerTokenSource.file) ?? tokenCredential.map(BearerTokenSource.credential)
+        let token = tokenFile.map(SecretSource.file) ?? tokenCredential.map(SecretSource.credential)
         if token != nil {
             guard url.hasPrefix("https://") || (url.hasPrefix("http://") && FetchTarget.isLoopback(url)) else {
                 throw reader.error(

@@ -5,28 +5,14 @@ import SSVCPosix
 /// and checked against each other when the configuration is loaded, so a
 /// wrong pair stops the start or the reload rather than a check.
 public struct ClientIdentity: Sendable, Hashable {
-    /// Where the key is read from.
-    public enum KeySource: Sendable, Hashable, CustomStringConvertible {
-        case file(String)
-        /// A systemd credential, by name.
-        case credential(String)
-
-        public var description: String {
-            switch self {
-            case let .file(path): path
-            case let .credential(name): "credential \(name)"
-            }
-        }
-    }
-
     public let certificateFile: String
-    public let keySource: KeySource
+    public let keySource: SecretSource
     let chain: [NIOSSLCertificate]
     let key: NIOSSLPrivateKey
 
     /// Reads both files; the error says which one failed and why (never
     /// the key's contents).
-    public static func load(certificateFile: String, key keySource: KeySource, environment: [String: String]) throws(Failure) -> ClientIdentity {
+    public static func load(certificateFile: String, key keySource: SecretSource, environment: [String: String]) throws(Failure) -> ClientIdentity {
         let chain: [NIOSSLCertificate]
         do {
             chain = try NIOSSLCertificate.fromPEMBytes(try BoundedReader.read(path: certificateFile, limit: 1 << 20))
@@ -37,20 +23,10 @@ public struct ClientIdentity: Sendable, Hashable {
         }
         guard !chain.isEmpty else { throw Failure(description: "\(certificateFile) holds no PEM certificate") }
 
-        let keyPath: String
-        switch keySource {
-        case let .file(path):
-            keyPath = path
-        case let .credential(name):
-            switch Credentials.path(name, environment: environment) {
-            case let .success(path): keyPath = path
-            case let .failure(missing): throw Failure(description: missing.description)
-            }
-        }
         let key: NIOSSLPrivateKey
         do {
-            key = try NIOSSLPrivateKey(bytes: try BoundedReader.read(path: keyPath, limit: 1 << 20), format: .pem)
-        } catch let error as BoundedReader.Failure {
+            key = try NIOSSLPrivateKey(bytes: try keySource.read(environment: environment, limit: 1 << 20), format: .pem)
+        } catch let error as SecretSource.Failure {
             throw Failure(description: error.description)
         } catch {
             throw Failure(description: "\(keySource) is not a PEM private key (or it is encrypted)")

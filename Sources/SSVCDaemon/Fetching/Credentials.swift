@@ -1,55 +1,56 @@
 import SSVCPosix
 
-/// systemd's credentials: files in `$CREDENTIALS_DIRECTORY`, which
-/// `LoadCredential=` and `LoadCredentialEncrypted=` fill for the service
-/// and which only the service can read.
-enum Credentials {
-    /// The path of credential `name`, or a reason it has none.
-    static func path(_ name: String, environment: [String: String]) -> Result<String, Missing> {
-        guard !name.isEmpty, !name.utf8.contains(UInt8(ascii: "/")), name != ".", name != ".." else {
-            return .failure(Missing(description: "'\(name)' is not a credential name"))
-        }
-        guard let directory = environment["CREDENTIALS_DIRECTORY"], !directory.isEmpty else {
-            return .failure(Missing(description: "credential \(name): CREDENTIALS_DIRECTORY is not set (LoadCredential= in the unit sets it)"))
-        }
-        return .success(directory + "/" + name)
-    }
-
-    struct Missing: Error, CustomStringConvertible {
-        let description: String
-    }
-}
-
-/// Where an app's bearer token is read from, afresh before each check.
-public enum BearerTokenSource: Sendable, Equatable, CustomStringConvertible {
-    /// `bearer-token-file`: its first line.
+/// Where a secret is read from: a file, or one of systemd's credentials
+/// (a file in `$CREDENTIALS_DIRECTORY`, which `LoadCredential=` and
+/// `LoadCredentialEncrypted=` fill for the service and which only the
+/// service can read).
+public enum SecretSource: Sendable, Hashable, CustomStringConvertible {
     case file(String)
-    /// `bearer-token-credential`: the credential's first line.
     case credential(String)
 
+    /// The path, or `credential NAME`: what errors name, never the secret.
     public var description: String {
         switch self {
-        case let .file(path): "bearer-token-file \(path)"
-        case let .credential(name): "bearer-token-credential \(name)"
+        case let .file(path): path
+        case let .credential(name): "credential \(name)"
         }
     }
 
-    /// The token; an error naming the source (never the token) when it
-    /// cannot be read, is empty, or would not fit in a header.
-    func read(environment: [String: String]) throws(FetchError) -> String {
+    /// The whole secret; an error naming the source when it cannot be read.
+    func read(environment: [String: String], limit: Int) throws(Failure) -> [UInt8] {
         let path: String
         switch self {
         case let .file(file):
             path = file
         case let .credential(name):
-            switch Credentials.path(name, environment: environment) {
-            case let .success(found): path = found
-            case let .failure(missing): throw FetchError("bearer token: \(missing.description)")
+            guard !name.isEmpty, !name.utf8.contains(UInt8(ascii: "/")), name != ".", name != ".." else {
+                throw Failure(description: "'\(name)' is not a credential name")
             }
+            guard let directory = environment["CREDENTIALS_DIRECTORY"], !directory.isEmpty else {
+                throw Failure(description: "credential \(name): CREDENTIALS_DIRECTORY is not set (LoadCredential= in the unit sets it)")
+            }
+            path = directory + "/" + name
         }
+        do {
+            return try BoundedReader.read(path: path, limit: limit)
+        } catch {
+            throw Failure(description: error.description)
+        }
+    }
+
+    public struct Failure: Error, Equatable, CustomStringConvertible {
+        public let description: String
+    }
+}
+
+extension SecretSource {
+    /// An app's bearer token: the first line, read afresh before each
+    /// check; an error naming the source (never the token) when it cannot
+    /// be read, is empty, or would not fit in a header.
+    func bearerToken(environment: [String: String]) throws(FetchError) -> String {
         let bytes: [UInt8]
         do {
-            bytes = try BoundedReader.read(path: path, limit: 16 * 1024)
+            bytes = try read(environment: environment, limit: 16 * 1024)
         } catch {
             throw FetchError("bearer token (\(self)): \(error.description)")
         }

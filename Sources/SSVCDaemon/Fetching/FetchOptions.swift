@@ -5,10 +5,10 @@ import SSVCCore
 public struct FetchOptions: Sendable {
     public var proxy: ProxyPolicy
     public var headers: [RequestHeader]
-    public var bearerToken: BearerTokenSource?
+    public var bearerToken: SecretSource?
     public var clientIdentity: ClientIdentity?
 
-    public init(proxy: ProxyPolicy = ProxyPolicy(), headers: [RequestHeader] = [], bearerToken: BearerTokenSource? = nil, clientIdentity: ClientIdentity? = nil) {
+    public init(proxy: ProxyPolicy = ProxyPolicy(), headers: [RequestHeader] = [], bearerToken: SecretSource? = nil, clientIdentity: ClientIdentity? = nil) {
         self.proxy = proxy
         self.headers = headers
         self.bearerToken = bearerToken

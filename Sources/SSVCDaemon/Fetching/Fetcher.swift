@@ -121,7 +121,7 @@ public final class Fetcher: Sendable {
         let origin = FetchTarget(url)
         // Read once per check, before the first request: a token that
         // cannot be read fails the check without a request.
-        let token = try options.bearerToken.map { source throws(FetchError) in try source.read(environment: environment) }
+        let token = try options.bearerToken.map { source throws(FetchError) in try source.bearerToken(environment: environment) }
         var current = url
         var visited: Set<String> = [url]
         for _ in 0...Self.maximumRedirects {
