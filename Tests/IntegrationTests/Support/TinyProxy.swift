@@ -14,9 +14,13 @@ final class TinyProxy {
     let user: String?
     let password: String?
 
-    init(user: String? = nil, password: String? = nil) throws {
+    /// Runs in the network namespace of that process (a booted container's PID 1).
+    private let networkOf: pid_t?
+
+    init(user: String? = nil, password: String? = nil, networkOf: pid_t? = nil) throws {
         self.user = user
         self.password = password
+        self.networkOf = networkOf
         folder = try TemporaryFolder()
         logPath = folder.url.appendingPathComponent("tinyproxy.log").path
         let binary = "/usr/bin/tinyproxy"
@@ -33,8 +37,11 @@ final class TinyProxy {
             ]
             if let user, let password { lines.append("BasicAuth \(user) \(password)") }
             let config = try folder.file("tinyproxy.conf", lines.joined(separator: "\n") + "\n")
-            let started = try ChildProcess("/usr/bin/tinyproxy", ["-d", "-c", config], output: logPath, error: logPath)
-            if eventually(within: 5, every: 0.05, { !started.isRunning || Self.accepts(port) }), started.isRunning {
+            var command = ["/usr/bin/tinyproxy", "-d", "-c", config]
+            if let networkOf { command = ["/usr/bin/nsenter", "--target=\(networkOf)", "--net", "--"] + command }
+            let readyBefore = readyLines
+            let started = try ChildProcess(command[0], Array(command.dropFirst()), output: logPath, error: logPath)
+            if eventually(within: 5, every: 0.05, { !started.isRunning || readyLines > readyBefore }), started.isRunning {
                 process = started
                 return
             }
@@ -63,6 +70,11 @@ final class TinyProxy {
 
     var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
 
+    /// How often it has said it is listening: once per start.
+    private var readyLines: Int {
+        log.split(separator: "\n").filter { $0.contains("Accepting connections") }.count
+    }
+
     /// Requests for `port` it took in absolute form (a 407 counts too).
     func forwarded(toPort port: Int) -> Int {
         log.split(separator: "\n").filter { $0.contains("Request (") && $0.contains("): GET http://") && $0.contains(":\(port)/") }.count
@@ -85,17 +97,5 @@ final class TinyProxy {
         }
         try #require(bound, "no free port: \(String(cString: strerror(errno)))")
         return Int(UInt16(bigEndian: address.sin_port))
-    }
-
-    private static func accepts(_ port: Int) -> Bool {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(descriptor) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = UInt16(port).bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        return withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
-        }
     }
 }
