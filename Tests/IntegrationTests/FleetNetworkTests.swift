@@ -210,7 +210,7 @@ struct TokenIntegrationTests {
         try FileManager.default.createDirectory(at: folder.url.appendingPathComponent("credentials"), withIntermediateDirectories: true)
         _ = try folder.file("credentials/update-token", credentialToken + "\n")
         let apps = [
-            appTable("from-file", url: server.url("/f"), extra: "bearer-token-file = \"\(tokenFile)\"\nheaders = { X-Fleet = \"eu-1\" }"),
+            appTable("from-file", url: server.url("/f"), extra: "bearer-token-file = \"\(tokenFile)\"\nheaders = { X-Fleet = \"eu-1\", User-Agent = \"fleet-agent/2\" }"),
             appTable("from-credential", url: server.url("/c"), extra: "bearer-token-credential = \"update-token\""),
             appTable("redirected", url: hop.url("/r"), extra: "bearer-token-file = \"\(tokenFile)\""),
         ]
@@ -224,6 +224,8 @@ struct TokenIntegrationTests {
         }
         #expect(headers(server, "/f")["Authorization"] == "Bearer \(fileToken)")
         #expect(headers(server, "/f")["X-Fleet"] == "eu-1")
+        #expect(headers(server, "/f")["User-Agent"] == "fleet-agent/2", "an app's header replaces ours")
+        #expect(headers(server, "/c")["User-Agent"]?.hasPrefix("ssvcd/") == true)
         #expect(headers(server, "/c")["Authorization"] == "Bearer \(credentialToken)")
         #expect(headers(hop, "/r")["Authorization"] == "Bearer \(fileToken)")
         #expect(elsewhere.requests().count == 1)
