@@ -59,7 +59,7 @@ public actor CheckService: Service {
         state.apps = state.apps.filter { names.contains($0.key) }
         self.state = state
         self.store = store
-        self.fetcher = Fetcher(settings: configuration.daemon)
+        self.fetcher = Fetcher(settings: configuration.daemon, environment: environment)
         self.logger = logger
         journal = CheckJournal(logger: logger)
         self.machineID = machineID
@@ -177,7 +177,7 @@ public actor CheckService: Service {
         next.daemon.socketPath = configuration.daemon.socketPath
         if Self.fetchSettingsDiffer(configuration, next) {
             let (retired, holders, id) = (fetcher, Array(inFlight.values), nextRetiring)
-            fetcher = Fetcher(settings: next.daemon)
+            fetcher = Fetcher(settings: next.daemon, environment: environment)
             nextRetiring += 1
             retiring[id] = Task {
                 for check in holders { await check.value }

@@ -130,7 +130,7 @@ public enum ConfigurationLoader {
         do {
             environmentProxies = daemonProxy == nil
                 ? try ProxyEnvironment(environment)
-                : ProxyEnvironment(noProxy: try ProxyEnvironment(["no_proxy": environment["no_proxy"] ?? "", "NO_PROXY": environment["NO_PROXY"] ?? ""]).noProxy)
+                : try ProxyEnvironment(environment.filter { $0.key == "no_proxy" || $0.key == "NO_PROXY" })
         } catch {
             throw ConfigurationError(file: "environment", problem: error.description)
         }

@@ -11,12 +11,6 @@ import SSVCCore
 /// proxies allow to port 443 only. One connection per request, closed
 /// after it: checks are hours apart.
 enum AbsoluteFormRequest {
-    struct Reply {
-        var status: HTTPResponseStatus
-        var headers: HTTPHeaders
-        var body: [UInt8]
-    }
-
     enum Failure: Error {
         case connect(any Error)
         case exchange(any Error)
@@ -28,7 +22,7 @@ enum AbsoluteFormRequest {
     static func get(
         _ url: String, target: FetchTarget, headers: HTTPHeaders, proxy: ProxyServer,
         connectTimeout: TimeAmount, deadline: NIODeadline, maxBytes: Int
-    ) async throws(Failure) -> Reply {
+    ) async throws(Failure) -> HTTPReply {
         let channel: NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>
         do {
             channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
@@ -58,20 +52,20 @@ enum AbsoluteFormRequest {
             let credentials = Data("\(user):\(proxy.password ?? "")".utf8).base64EncodedString()
             head.headers.replaceOrAdd(name: "Proxy-Authorization", value: "Basic \(credentials)")
         }
-        let outcome: Result<Reply, Failure>
+        let outcome: Result<HTTPReply, Failure>
         do {
             outcome = try await channel.executeThenClose { inbound, outbound in
                 // A proxy may answer (407, 401) and close before it has read
                 // the whole request: its answer counts, not the failed write.
                 try? await outbound.write(contentsOf: [.head(head), .end(nil)])
-                var reply: Reply?
+                var reply: HTTPReply?
                 for try await part in inbound {
                     switch part {
                     case let .head(response):
                         if let length = response.headers.first(name: "Content-Length").flatMap(Int.init), length > maxBytes {
                             return .failure(.tooLarge(length))
                         }
-                        reply = Reply(status: response.status, headers: response.headers, body: [])
+                        reply = HTTPReply(status: response.status, headers: response.headers, body: [])
                     case let .body(buffer):
                         guard (reply?.body.count ?? 0) + buffer.readableBytes <= maxBytes else { return .failure(.tooLarge(nil)) }
                         reply?.body.append(contentsOf: buffer.readableBytesView)

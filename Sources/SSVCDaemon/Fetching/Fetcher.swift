@@ -53,7 +53,8 @@ public final class Fetcher: Sendable {
     private let maxBytes: Int
     private let environment: [String: String]
 
-    public init(settings: DaemonSettings, environment: [String: String] = ProcessEnvironment.variables()) {
+    /// `environment` gives `CREDENTIALS_DIRECTORY` for tokens.
+    public init(settings: DaemonSettings, environment: [String: String]) {
         caFile = settings.caFile
         timeout = TimeAmount.milliseconds(Int64(settings.timeoutSeconds * 1000))
         maxBytes = settings.maxResponseBytes
@@ -108,13 +109,6 @@ public final class Fetcher: Sendable {
 
     private static let shutdownQueue = DispatchQueue(label: "io.ssvc.http-shutdown")
 
-    /// A hop's answer: the body only of a 200.
-    private struct Reply {
-        var status: HTTPResponseStatus
-        var headers: HTTPHeaders
-        var body: [UInt8]
-    }
-
     public func fetch(_ url: String, etag: String?, options: FetchOptions = FetchOptions()) async throws(FetchError) -> FetchOutcome {
         if url.hasPrefix("file://") { return try readFile(url) }
         let deadline = NIODeadline.now() + timeout
@@ -136,8 +130,8 @@ public final class Fetcher: Sendable {
             // nobody can read it on the way: over https, or to loopback
             // without a proxy between.
             if let token, target.host == origin?.host {
-                guard target.scheme == "https" || proxy == nil else {
-                    throw FetchError("bearer token: not sent in clear through proxy \(proxy!); set proxy = \"none\" for this app or list \(target.host) in no-proxy")
+                if let proxy, target.scheme != "https" {
+                    throw FetchError("bearer token: not sent in clear through proxy \(proxy); set proxy = \"none\" for this app or list \(target.host) in no-proxy")
                 }
                 if target.scheme == "https" || target.isLoopback {
                     headers.add(name: "Authorization", value: "Bearer \(token)")
@@ -177,13 +171,12 @@ public final class Fetcher: Sendable {
     /// (https), or in absolute form to it (http).
     private func exchange(
         _ url: String, target: FetchTarget, headers: HTTPHeaders, proxy: ProxyServer?, identity: ClientIdentity?, deadline: NIODeadline
-    ) async throws(FetchError) -> Reply {
+    ) async throws(FetchError) -> HTTPReply {
         if let proxy, target.scheme == "http" {
             do {
-                let reply = try await AbsoluteFormRequest.get(
+                return try await AbsoluteFormRequest.get(
                     url, target: target, headers: headers, proxy: proxy, connectTimeout: timeout, deadline: deadline, maxBytes: maxBytes
                 )
-                return Reply(status: reply.status, headers: reply.headers, body: reply.body)
             } catch {
                 switch error {
                 case let .connect(cause): throw FetchError("cannot connect to proxy \(proxy): \(Self.reason(cause))")
@@ -205,7 +198,7 @@ public final class Fetcher: Sendable {
             throw FetchError(Self.describe(error, url: url, proxy: proxy))
         }
         let body = response.status.code == 200 ? try await collect(response, deadline: deadline) : []
-        return Reply(status: response.status, headers: response.headers, body: body)
+        return HTTPReply(status: response.status, headers: response.headers, body: body)
     }
 
     /// " (through proxy http://host:port)", or nothing when direct.
