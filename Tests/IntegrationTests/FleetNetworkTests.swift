@@ -2,14 +2,6 @@ import Foundation
 import SSVCPosix
 import Testing
 
-/// Each app of `ssvcctl status --json`, by name.
-private func statusByApp(_ daemon: DaemonProcess) throws -> [String: [String: Any]] {
-    let result = try Executable.run("ssvcctl", ["--socket", daemon.socketPath, "status", "--json"])
-    let object = try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any], "\(result.standardError)")
-    let apps = try #require(object["apps"] as? [[String: Any]])
-    return Dictionary(uniqueKeysWithValues: apps.compactMap { app in (app["name"] as? String).map { ($0, app) } })
-}
-
 /// Every place a secret could leak to: the daemon's log, its status (JSON
 /// and table) and its state file; the journal entries of its PID when it
 /// logs there. Returns the places where `secrets` were found.
@@ -79,7 +71,7 @@ struct ProxyIntegrationTests {
         #expect(proxy.tunnels(toPort: plain.port) == 0, "plain http must not be tunnelled")
 
         let shown = "http://alice:***@127.0.0.1:\(proxy.port)"
-        let apps = try statusByApp(daemon)
+        let apps = try daemon.statusByApp()
         #expect(apps["secure"]?["proxy"] as? String == shown)
         #expect(apps["plain"]?["proxy"] as? String == shown)
         let table = try Executable.run("ssvcctl", ["--socket", daemon.socketPath, "status"]).standardOutput
@@ -110,7 +102,7 @@ struct ProxyIntegrationTests {
         #expect(paths.contains { $0.contains("/after-redirect HTTP") }, "the redirect target leaves NO_PROXY: \(paths)")
         #expect(proxy.forwarded(toPort: bypassed.port) == 0 && proxy.forwarded(toPort: hop.port) == 0)
 
-        let status = try statusByApp(daemon)
+        let status = try daemon.statusByApp()
         #expect(status["proxied"]?["proxy"] as? String == "http://127.0.0.1:\(proxy.port)")
         for name in ["bypassed", "direct", "redirected"] {
             #expect(status[name]?["proxy"] == nil || status[name]?["proxy"] is NSNull, "\(name): \(status[name] ?? [:])")
@@ -149,11 +141,11 @@ struct ProxyIntegrationTests {
             daemon: "", apps: "", arguments: ["--log-target", "journal"], environment: [:]
         )
         #expect(daemon.wait { daemon.app("secure")?["lastSuccess"] != nil && daemon.app("plain")?["lastSuccess"] != nil }, "\(daemon.log)")
-        let good = try statusByApp(daemon)
+        let good = try daemon.statusByApp()
 
         func checkFails(containing expected: String, plain plainExpected: String? = nil, sourceLocation: SourceLocation = #_sourceLocation) throws {
             _ = try Executable.run("ssvcctl", ["--socket", daemon.socketPath, "check"])
-            let now = try statusByApp(daemon)
+            let now = try daemon.statusByApp()
             for name in ["secure", "plain"] {
                 let error = now[name]?["lastError"] as? String ?? ""
                 let wanted = name == "plain" ? plainExpected ?? expected : expected
@@ -183,7 +175,7 @@ struct ProxyIntegrationTests {
         try configure("http://carol:\(wrong)@127.0.0.1:\(resetting.port)")
         #expect(try Executable.run("ssvcctl", ["--socket", daemon.socketPath, "reload"]).status == 0)
         try checkFails(containing: "127.0.0.1:\(resetting.port)")
-        let secureError = try statusByApp(daemon)["secure"]?["lastError"] as? String ?? ""
+        let secureError = try daemon.statusByApp()["secure"]?["lastError"] as? String ?? ""
         #expect(secureError.contains("http://carol:***@127.0.0.1:\(resetting.port)"), "\(secureError)")
 
         #expect(daemon.process.isRunning)
@@ -241,12 +233,12 @@ struct TokenIntegrationTests {
         let requestsBefore = server.requests().count
         try "\n".write(toFile: tokenFile, atomically: true, encoding: .utf8)
         _ = try Executable.run("ssvcctl", ["--socket", daemon.socketPath, "check", "from-file"])
-        var app = try statusByApp(daemon)["from-file"] ?? [:]
+        var app = try daemon.statusByApp()["from-file"] ?? [:]
         #expect(app["lastError"] as? String == "bearer token (\(tokenFile)): the first line is empty")
         #expect(app["status"] as? String == "update-available")
         try FileManager.default.removeItem(atPath: tokenFile)
         _ = try Executable.run("ssvcctl", ["--socket", daemon.socketPath, "check", "from-file"])
-        app = try statusByApp(daemon)["from-file"] ?? [:]
+        app = try daemon.statusByApp()["from-file"] ?? [:]
         #expect((app["lastError"] as? String)?.hasPrefix("bearer token (\(tokenFile)): cannot open") == true, "\(app)")
         #expect(server.requests().count == requestsBefore, "a check without its token must not reach the server")
         #expect(try leaks(of: [fileToken, credentialToken, rotated], in: daemon).isEmpty)
@@ -335,7 +327,7 @@ struct ClientCertificateIntegrationTests {
         let reload = try Executable.run("ssvcctl", ["--socket", daemon.socketPath, "reload"])
         #expect(reload.status == 1)
         #expect(reload.standardError.contains("does not belong to the certificate"), "\(reload.standardError)")
-        #expect(try statusByApp(daemon).keys.sorted() == ["alpha", "beta"])
+        #expect(try daemon.statusByApp().keys.sorted() == ["alpha", "beta"])
         #expect(daemon.stop() == 0)
     }
 }

@@ -69,6 +69,14 @@ final class DaemonProcess {
         (state?["apps"] as? [String: Any])?[name] as? [String: Any]
     }
 
+    /// Each app of `ssvcctl status --json`, by name.
+    func statusByApp() throws -> [String: [String: Any]] {
+        let result = try Executable.run("ssvcctl", ["--socket", socketPath, "status", "--json"])
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any], "\(result.standardError)")
+        let apps = try #require(object["apps"] as? [[String: Any]])
+        return Dictionary(uniqueKeysWithValues: apps.compactMap { app in (app["name"] as? String).map { ($0, app) } })
+    }
+
     /// Polls `condition` until it holds or `seconds` pass.
     @discardableResult
     func wait(_ seconds: Double = 10, until condition: () -> Bool) -> Bool {
