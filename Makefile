@@ -4,10 +4,11 @@
 SWIFT      ?= swift
 BUILD_DIR  := .build/debug
 RUN_DIR    := $(CURDIR)/run
-APT_NEEDS  := libsystemd-dev pkg-config
+APT_NEEDS  := libsystemd-dev libsodium-dev pkg-config
 # What the tests run besides the build: command → the Debian package that has it.
 TEST_NEEDS := openssl:openssl python3:python3 /lib/systemd/systemd-journald:systemd journalctl:systemd \
-  systemd-nspawn:systemd-container debootstrap:debootstrap nsenter:util-linux tinyproxy:tinyproxy
+  systemd-nspawn:systemd-container debootstrap:debootstrap nsenter:util-linux tinyproxy:tinyproxy \
+  minisign:minisign
 # The booted-system suite's Debian trees (debootstrap), kept between runs.
 SSVC_TREES ?= /var/tmp/ssvc-trees
 # What the benchmark compares ssvcd with.

@@ -46,6 +46,15 @@ let package = Package(
             dependencies: ["CSystemd", "SSVCPosix", .product(name: "Logging", package: "swift-log")]
         ),
 
+        // The other C boundary: libsodium, for minisign's Ed25519 and BLAKE2b.
+        .systemLibrary(
+            name: "CSodium",
+            pkgConfig: "libsodium",
+            providers: [.apt(["libsodium-dev"])]
+        ),
+        // Signed documents: minisign signatures verified, as minisign does.
+        .target(name: "SSVCSigning", dependencies: ["CSodium", "SSVCCore"]),
+
         // glibc's heap trimming, which Swift's Glibc module leaves out.
         .target(name: "CMemory"),
 
@@ -57,6 +66,7 @@ let package = Package(
                 "SSVCControl",
                 "SSVCCore",
                 "SSVCPosix",
+                "SSVCSigning",
                 "SSVCSystemd",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
@@ -80,13 +90,15 @@ let package = Package(
             ]
         ),
         // The client and the benchmark stay off NIO, AsyncHTTPClient, TOMLKit
-        // and libsystemd: they link the core, the protocol and the POSIX layer.
+        // and libsystemd: they link the core, the protocol and the POSIX
+        // layer, and the client the signature check for `evaluate`.
         .executableTarget(
             name: "ssvcctl",
             dependencies: [
                 "SSVCControl",
                 "SSVCCore",
                 "SSVCPosix",
+                "SSVCSigning",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -102,6 +114,7 @@ let package = Package(
 
         .testTarget(name: "SSVCCoreTests", dependencies: ["SSVCCore"]),
         .testTarget(name: "SSVCPosixTests", dependencies: ["SSVCPosix", "SSVCCore"]),
+        .testTarget(name: "SSVCSigningTests", dependencies: ["SSVCSigning", "SSVCCore"]),
         .testTarget(name: "SSVCControlTests", dependencies: ["SSVCControl", "SSVCCore"]),
         .testTarget(
             name: "SSVCSystemdTests",

@@ -72,10 +72,12 @@ public enum Minisign {
                 throw Invalid(description: "signature of \(bytes.count) bytes is larger than \(Minisign.maximumSignatureBytes) bytes")
             }
             guard let text = String(validating: bytes, as: UTF8.self) else { throw Invalid(description: "signature is not UTF-8 text") }
-            // "\r\n" is one Character: split on any line break.
-            let lines = text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).map { line in
+            // "\r\n" is one Character: split on any line break. Like
+            // minisign, keep the trusted comment's own spaces (they are
+            // signed) and forgive them after base64.
+            let lines = text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated().map { index, line in
                 var trimmed = Substring(line)
-                while let last = trimmed.last, last == " " || last == "\t" { trimmed.removeLast() }
+                while index != 2, let last = trimmed.last, last == " " || last == "\t" { trimmed.removeLast() }
                 return trimmed
             }
             guard lines.count >= 4 else { throw Invalid(description: "signature has \(lines.count) lines, not the 4 of a .minisig file") }

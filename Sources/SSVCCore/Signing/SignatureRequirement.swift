@@ -1,0 +1,104 @@
+public import FoundationEssentials
+
+/// What an app's configuration asks of its documents: a minisign signature
+/// by one of `publicKeys`, and, with `maxAgeDays`, a recent one.
+public struct SignatureRequirement: Sendable, Equatable {
+    /// Several for a rotation: any one of them may have signed.
+    public var publicKeys: [Minisign.PublicKey]
+    /// `signature-url`, or the configured URL with `.minisig` on its path.
+    public var url: String
+    public var maxAgeDays: Int?
+
+    public init(publicKeys: [Minisign.PublicKey], url: String, maxAgeDays: Int? = nil) {
+        self.publicKeys = publicKeys
+        self.url = url
+        self.maxAgeDays = maxAgeDays
+    }
+
+    /// `url` with `.minisig` appended to its path, before any query or
+    /// fragment: `https://h/v.json?x=1` → `https://h/v.json.minisig?x=1`.
+    public static func defaultURL(for url: String) -> String {
+        let end = url.firstIndex { $0 == "?" || $0 == "#" } ?? url.endIndex
+        return url[..<end] + ".minisig" + url[end...]
+    }
+
+    /// The key that made `signature`, by its key id.
+    public func key(for signature: Minisign.Signature) throws(SignatureProblem) -> Minisign.PublicKey {
+        guard let key = publicKeys.first(where: { $0.keyID == signature.keyID }) else {
+            let known = publicKeys.map(\.keyID.description).joined(separator: ", ")
+            throw SignatureProblem("signed by key \(signature.keyID), which is not among public-keys (\(known))")
+        }
+        return key
+    }
+
+    /// Whether a verified signature made at `signedAt` may be accepted at
+    /// `now`, when the newest one accepted before was made at `newestAccepted`.
+    ///
+    /// | the signature                                            | throws       |
+    /// |----------------------------------------------------------|--------------|
+    /// | is older than `maxAgeDays`                               | expired      |
+    /// | is older than `newestAccepted`                           | rollback     |
+    /// | has no timestamp, with `maxAgeDays` or `newestAccepted`  | no timestamp |
+    /// | otherwise                                                | nothing      |
+    public func checkFreshness(signedAt: Date?, now: Date, newestAccepted: Date?) throws(SignatureProblem) {
+        guard let signedAt else {
+            if let maxAgeDays {
+                throw SignatureProblem("the trusted comment has no timestamp:, which max-signature-age-days \(maxAgeDays) needs")
+            }
+            if let newestAccepted {
+                throw SignatureProblem(
+                    "the trusted comment has no timestamp:, which the rollback check needs (a signature made \(RFC3339.format(newestAccepted)) was accepted before)"
+                )
+            }
+            return
+        }
+        if let maxAgeDays, now.timeIntervalSince(signedAt) > Double(maxAgeDays) * 86_400 {
+            throw SignatureProblem("signed \(Self.day(signedAt)), older than max-signature-age-days \(maxAgeDays)")
+        }
+        if let newestAccepted, signedAt < newestAccepted {
+            throw SignatureProblem(
+                "signed \(RFC3339.format(signedAt)), before the signature already accepted (\(RFC3339.format(newestAccepted))): refused as a rollback"
+            )
+        }
+    }
+
+    /// Whether the signature of what is stored has outlived `maxAgeDays` at `now`.
+    public func hasExpired(signedAt: Date?, now: Date) -> Bool {
+        guard let maxAgeDays, let signedAt else { return false }
+        return now.timeIntervalSince(signedAt) > Double(maxAgeDays) * 86_400
+    }
+
+    /// `2026-10-01`, the day in UTC.
+    private static func day(_ date: Date) -> String {
+        String(RFC3339.format(date).prefix(10))
+    }
+}
+
+/// Why a document's signature was not accepted, in words for the journal.
+public struct SignatureProblem: Error, Equatable, CustomStringConvertible {
+    public let description: String
+
+    public init(_ description: String) {
+        self.description = description
+    }
+}
+
+/// The signature of the stored response, kept so that a 304 can reuse it
+/// and the status can say who signed what and when.
+public struct AcceptedSignature: Sendable, Equatable, Codable {
+    /// The `.minisig` file as fetched.
+    public var text: String
+    /// Its `ETag`, for a conditional request when the document was not modified.
+    public var etag: String?
+    /// As minisign prints it: 16 upper-case hex digits.
+    public var keyID: String
+    /// The trusted comment's `timestamp:`, when it has one.
+    public var signedAt: Date?
+
+    public init(text: String, etag: String?, keyID: String, signedAt: Date?) {
+        self.text = text
+        self.etag = etag
+        self.keyID = keyID
+        self.signedAt = signedAt
+    }
+}
