@@ -22,13 +22,21 @@ public struct AppStatus: Sendable, Equatable, Codable {
     public var nextCheckReason: NextCheckReason
     public var consecutiveFailures: Int
     public var lastError: String?
+    /// No success for two periods, or the stored response's signature is
+    /// older than `max-signature-age-days`.
     public var stale: Bool
+    /// The trusted comment's time of the stored response's signature.
+    public var signedAt: String?
+    /// The key that signed it, as minisign prints key ids.
+    public var signatureKeyId: String?
     public var note: String?
     public var description: UpdateDescription?
 
-    /// The app as its state and plan show it at `now`.
+    /// The app as its state and plan show it at `now`; `signature` is what
+    /// its configuration asks of signatures, if anything.
     public init(
-        name: String, format: ResponseFormat, url: String, schedule: Schedule, proxy: String? = nil, state: AppState, next: NextCheck, now: Date
+        name: String, format: ResponseFormat, url: String, schedule: Schedule, proxy: String? = nil,
+        signature: SignatureRequirement? = nil, state: AppState, next: NextCheck, now: Date
     ) {
         let decision = state.decision
         self.name = name
@@ -50,6 +58,9 @@ public struct AppStatus: Sendable, Equatable, Codable {
         consecutiveFailures = state.consecutiveFailures
         lastError = state.lastError
         stale = state.isStale(now: now, schedule: schedule)
+            || signature?.hasExpired(signedAt: state.signature?.signedAt, now: now) == true
+        signedAt = state.signature?.signedAt.map(RFC3339.format)
+        signatureKeyId = state.signature?.keyID
         note = decision?.note
         description = decision?.description
     }

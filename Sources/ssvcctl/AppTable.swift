@@ -21,6 +21,9 @@ enum AppTable {
             }
             if let note = app.note { notes.append("\(app.name): \(note)") }
             if let proxy = app.proxy { notes.append("\(app.name): through proxy \(proxy)") }
+            if let key = app.signatureKeyId {
+                notes.append("\(app.name): signed by key \(key)" + (app.signedAt.map { " at \($0)" } ?? ""))
+            }
         }
         let widths = header.indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
         let lines = rows.map { row in

@@ -12,6 +12,8 @@ JSON line (path, query, headers). Scenario keys:
   etag     answer 304 to a matching If-None-Match
   size     bytes to stream in big mode (no Content-Length)
   delay    seconds to wait before answering (normal mode)
+  paths    per path, keys that replace the ones above for that path only:
+           {"/v.json.minisig": {"status": 404}}
 Log lines also carry "start" (time.time() when the request arrived) and,
 with --client-ca (which makes a client certificate required), "peer": the
 common name of the client's certificate.
@@ -48,6 +50,7 @@ class Handler(BaseHTTPRequestHandler):
         with open(args.scenario) as f:
             scenario = json.load(f)
         parts = urlsplit(self.path)
+        scenario = {**scenario, **scenario.get("paths", {}).get(parts.path, {})}
         entry = {"path": parts.path, "query": parts.query, "headers": dict(self.headers), "start": time.time()}
         if args.client_ca:
             subject = dict(pair[0] for pair in self.connection.getpeercert().get("subject", ()))

@@ -39,6 +39,7 @@ struct BootedSystemTests {
         if suite == "trixie" { try day.varlinkctl() }
         try day.watchdog()
         try day.credentials()
+        try day.signedDocument()
         try day.proxyFromEnvironmentFile(try TinyProxy(user: "fleet", password: "pw-\(UUID().uuidString.prefix(8))", networkOf: system.leader))
         try day.idle()
         try day.stopAndRating()
@@ -270,6 +271,40 @@ struct OperatorsDay {
             rm -r /etc/systemd/system/ssvcd.service.d /etc/ssvc/apps.d/tokened.toml /etc/ssvc/apps.d/direct.toml /etc/ssvc/private
             systemctl daemon-reload
             """)
+    }
+
+    /// A document minisign signed is verified by the sandboxed daemon (libsodium
+    /// from the package's Depends), the journal names the key, and a
+    /// tampered document is refused with the catalog's entry.
+    func signedDocument() throws {
+        let keys = try MinisignKeyPair()
+        let signed = #"{"SSVCLatestVersionKey":"1.2","SSVCMinimumSupportedVersionNumber":0}"#
+        let paths = ["/signed.json": ["body": signed], "/signed.json.minisig": ["body": try keys.sign(signed)]]
+        try server.set(["body": BootedSystemTests.latest, "paths": paths])
+        try sh("""
+            printf 'url = "\(server.url("/signed.json"))"\\nversion = "1.0"\\npublic-keys = ["\(keys.publicKey)"]\\nmax-signature-age-days = 7\\n' \\
+              > /etc/ssvc/apps.d/signed.toml
+            systemctl reload ssvcd.service
+            """)
+        #expect(try system.run(["ssvcctl", "check", "signed"]).status == 10)
+        let app = try apps()["signed"]
+        #expect(app?["signatureKeyId"] as? String == keys.keyID, "\(app ?? [:])")
+        #expect(app?["latestVersion"] as? String == "1.2")
+        #expect(try wait { try journal("SSVC_APP=signed").last?["SSVC_KEY_ID"] as? String == keys.keyID })
+
+        try server.set(["body": BootedSystemTests.latest, "paths": ["/signed.json": ["body": BootedSystemTests.latest], "/signed.json.minisig": paths["/signed.json.minisig"]!]])
+        _ = try system.run(["ssvcctl", "check", "signed"])
+        let id = MessageID.signatureRejected.rawValue
+        var rejected: [[String: Any]] = []
+        #expect(try wait {
+            rejected = try journal("SSVC_APP=signed MESSAGE_ID=\(id)")
+            return (rejected.last?["SSVC_ERROR"] as? String)?.contains("does not match the document") == true
+        }, "\(rejected)")
+        #expect(try apps()["signed"]?["latestVersion"] as? String == "1.2")
+        let explained = try output("journalctl -x --no-pager -u ssvcd.service MESSAGE_ID=\(id)")
+        #expect(explained.contains("must carry a valid minisign signature"), "\(explained)")
+        try sh("rm /etc/ssvc/apps.d/signed.toml && systemctl reload ssvcd.service")
+        try server.set(["body": BootedSystemTests.latest])
     }
 
     /// Proxy variables with a password, from a root-only file named by

@@ -111,6 +111,14 @@ struct ConfigurationLoaderTests {
         ("[[app]]\nname = \"a\"\nurl = \"https://x/y\"\nversion = \"1\"\nheaders = { \"X Bad\" = \"v\" }\n", "ssvcd.toml: app.headers.X Bad: ", "not a header name"),
         ("[[app]]\nname = \"a\"\nurl = \"https://x/y\"\nversion = \"1\"\nheaders = { X-Split = \"a\\r\\nInjected: 1\" }\n", "ssvcd.toml: app.headers.X-Split: ", "control character"),
         ("[[app]]\nname = \"a\"\nurl = \"https://x/y\"\nversion = \"1\"\nproxy = \"ftp://p\"\n", "ssvcd.toml: app.proxy: ", "only http:// proxies"),
+        ("[[app]]\nname = \"a\"\nurl = \"https://x/y\"\nversion = \"1\"\npublic-keys = []\n", "ssvcd.toml: app.public-keys: ", "empty: list at least one key"),
+        ("[[app]]\nname = \"a\"\nurl = \"https://x/y\"\nversion = \"1\"\npublic-keys = \"RWQv4pm67RZURwwStTUWxFlL6xTDcv3CedEQwiz9M/SW9TGoTn2+l4Vw\"\n", "ssvcd.toml: app.public-keys: ", "expected an array of strings"),
+        ("[[app]]\nname = \"a\"\nurl = \"https://x/y\"\nversion = \"1\"\npublic-keys = [\"RWQv4pm67RZURwwStTUWxFlL6xTDcv3CedEQwiz9M/SW9TGoTn2+l4Vw\", \"RWQ\"]\n", "ssvcd.toml: app.public-keys[1]: ", "'RWQ' is not a minisign public key"),
+        ("[[app]]\nname = \"a\"\nurl = \"https://x/y\"\nversion = \"1\"\npublic-keys = [\"RWQv4pm67RZURwwStTUWxFlL6xTDcv3CedEQwiz9M/SW9TGoTn2+l4Vw\", \"RWQv4pm67RZURwwStTUWxFlL6xTDcv3CedEQwiz9M/SW9TGoTn2+l4Vw\"]\n", "ssvcd.toml: app.public-keys[1]: ", "a second key with id 475416EDBA99E22F"),
+        ("[[app]]\nname = \"a\"\nurl = \"https://x/y\"\nversion = \"1\"\nsignature-url = \"https://x/y.sig\"\n", "ssvcd.toml: app.signature-url: ", "needs public-keys"),
+        ("[[app]]\nname = \"a\"\nurl = \"https://x/y\"\nversion = \"1\"\nmax-signature-age-days = 30\n", "ssvcd.toml: app.max-signature-age-days: ", "needs public-keys"),
+        ("[[app]]\nname = \"a\"\nurl = \"https://x/y\"\nversion = \"1\"\npublic-keys = [\"RWQv4pm67RZURwwStTUWxFlL6xTDcv3CedEQwiz9M/SW9TGoTn2+l4Vw\"]\nmax-signature-age-days = 0\n", "ssvcd.toml: app.max-signature-age-days: ", "must be at least 1, found 0"),
+        ("[[app]]\nname = \"a\"\nurl = \"https://x/y\"\nversion = \"1\"\npublic-keys = [\"RWQv4pm67RZURwwStTUWxFlL6xTDcv3CedEQwiz9M/SW9TGoTn2+l4Vw\"]\nsignature-url = \"y.minisig\"\n", "ssvcd.toml: app.signature-url: ", "is not an https, http or file URL"),
     ])
     func bad(text: String, prefix: String, problem: String) {
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -119,6 +127,37 @@ struct ConfigurationLoaderTests {
         #expect(line.hasPrefix(folder.path + "/" + prefix), "\(line)")
         #expect(line.contains(problem), "\(line)")
         #expect(!line.contains("\n"))
+    }
+
+    @Test("public-keys, signature-url and max-signature-age-days; the signature's URL defaults to the document's with .minisig on its path")
+    func signatures() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let configuration = try load("""
+            [[app]]
+            name = "default-url"
+            url = "https://x.example/v.json?channel=stable"
+            version = "1"
+            public-keys = ["RWQv4pm67RZURwwStTUWxFlL6xTDcv3CedEQwiz9M/SW9TGoTn2+l4Vw", "RWTOaO2apTA8lGWcBAOiQP/zSYdU6rB5dSuYkCpEwGHJ8mqyojDlVkCE"]
+            [[app]]
+            name = "own-url"
+            url = "https://x.example/v.json"
+            version = "1"
+            public-keys = ["untrusted comment: minisign public key 475416EDBA99E22F\\nRWQv4pm67RZURwwStTUWxFlL6xTDcv3CedEQwiz9M/SW9TGoTn2+l4Vw"]
+            signature-url = "https://sigs.example/v.json.minisig"
+            max-signature-age-days = 30
+            [[app]]
+            name = "unsigned"
+            url = "https://x.example/v.json"
+            version = "1"
+            """)
+        let signed = try #require(configuration.apps[0].signature)
+        #expect(signed.url == "https://x.example/v.json.minisig?channel=stable")
+        #expect(signed.publicKeys.map(\.keyID.description) == ["475416EDBA99E22F", "943C30A59AED68CE"])
+        #expect(signed.maxAgeDays == nil)
+        let own = try #require(configuration.apps[1].signature)
+        #expect(own.url == "https://sigs.example/v.json.minisig")
+        #expect(own.maxAgeDays == 30)
+        #expect(configuration.apps[2].signature == nil)
     }
 
     @Test("proxies: the environment's, [daemon]'s over it, an app's over both; a bad variable names itself unless [daemon] proxy makes it moot")

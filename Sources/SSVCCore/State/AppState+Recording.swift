@@ -3,7 +3,8 @@ public import FoundationEssentials
 extension AppState {
     /// The state after a check that started at `time` came to `outcome`.
     ///
-    /// A success replaces the stored response, its ETag and decision, clears
+    /// A success replaces the stored response, its ETag, signature and
+    /// decision (and moves the newest signature time forward), clears
     /// the failure count and the server's Retry-After, and counts each
     /// message shown. A failure keeps the last good response and decision,
     /// counts one more failure and remembers why and the Retry-After. Either
@@ -18,7 +19,7 @@ extension AppState {
             next.currentVersionNumber = running.number
         }
         switch outcome {
-        case let .success(evaluation, body, etag, fetched):
+        case let .success(evaluation, body, etag, fetched, signature):
             if fetched { next.lastFetch = time }
             next.lastSuccess = time
             next.consecutiveFailures = 0
@@ -27,10 +28,14 @@ extension AppState {
             next.response = body
             next.etag = etag
             next.decision = evaluation.decision
+            next.signature = signature
+            if let signedAt = signature?.signedAt, signedAt > (next.newestSignatureTime ?? .distantPast) {
+                next.newestSignatureTime = signedAt
+            }
             for notice in evaluation.messages {
                 next.messages[notice.key] = (next.messages[notice.key] ?? MessageDisplayRecord()).shown(at: time)
             }
-        case let .failure(message, retryAfter, fetched):
+        case let .failure(message, retryAfter, fetched, _):
             if fetched { next.lastFetch = time }
             next.consecutiveFailures += 1
             next.lastError = message

@@ -30,6 +30,11 @@ public struct AppState: Sendable, Equatable, Codable {
     public var response: String?
     /// What the last good response decided.
     public var decision: Decision?
+    /// The last good response's verified signature; nil when unsigned.
+    public var signature: AcceptedSignature?
+    /// The newest signature time accepted for this app, kept when keys
+    /// change: a signature made before it is refused as a rollback.
+    public var newestSignatureTime: Date?
     /// The running version the decision was made for.
     public var currentVersion: String?
     public var currentVersionNumber: UInt64?

@@ -8,6 +8,7 @@ public enum MessageID: String, Sendable, CaseIterable {
     case notice = "537c058cf96a4d55a07ba9f16f02f39e"
     case stateRecovered = "9965ab0fa7964e30beac5cd87bac8145"
     case configurationError = "913ae7582dd54f7fa83a5a53dc110921"
+    case signatureRejected = "11c9caee148449df912c3fbf98de4880"
 
     /// The entry kind for a check that concluded `status`.
     public static func forCheck(_ status: UpdateStatus) -> MessageID {

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import SSVCCore
+import SSVCSigning
 
 /// One check's I/O, done outside the service's actor: read the running
 /// version, fetch, decide. Returns values; the service applies them.
@@ -9,6 +10,10 @@ struct CheckAttempt: Sendable {
     let machine: MachineFacts
     let storedResponse: String?
     let storedETag: String?
+    /// The stored response's signature, and the newest signature time
+    /// accepted for the app (a rollback below it is refused).
+    let storedSignature: AcceptedSignature?
+    let newestSignatureTime: Date?
     let messageRecords: [String: MessageDisplayRecord]
 
     /// The running version found, even when the check then failed.
@@ -37,6 +42,7 @@ struct CheckAttempt: Sendable {
         let url = app.format.requestURL(base: app.url, context: context, extraQuery: app.query.map { ($0.name, $0.value) })
         let body: [UInt8]
         var etag: String?
+        var modified = true
         do {
             switch try await fetcher.fetch(url, etag: storedResponse == nil ? nil : storedETag, options: app.fetchOptions(settings)) {
             case let .body(bytes, newETag):
@@ -45,15 +51,65 @@ struct CheckAttempt: Sendable {
             case .notModified:
                 body = Array((storedResponse ?? "").utf8)
                 etag = storedETag
+                modified = false
             }
         } catch {
             return Result(running: running, outcome: .failure(error.description, retryAfter: error.retryAfter, fetched: true))
         }
+        var signature: AcceptedSignature?
+        if let requirement = app.signature {
+            do {
+                signature = try await verify(body, modified: modified, requirement: requirement, fetcher: fetcher, now: now)
+            } catch {
+                return Result(running: running, outcome: .failure(error.message, retryAfter: error.retryAfter, fetched: true, kind: .signature))
+            }
+        }
         do {
             let evaluation = try app.format.evaluate(body, context: context)
-            return Result(running: running, outcome: .success(evaluation, body: String(decoding: body, as: UTF8.self), etag: etag, fetched: true))
+            return Result(
+                running: running,
+                outcome: .success(evaluation, body: String(decoding: body, as: UTF8.self), etag: etag, fetched: true, signature: signature)
+            )
         } catch {
             return Result(running: running, outcome: .failure("response rejected: \(error)", retryAfter: nil, fetched: true))
+        }
+    }
+
+    /// Why the signature was not accepted, for the journal.
+    struct SignatureFailure: Error {
+        var message: String
+        var retryAfter: Date?
+    }
+
+    /// Fetches the document's signature and accepts it, or says why not.
+    /// When the document was not modified, the stored signature is asked
+    /// for conditionally and reused on 304: a signature made again for the
+    /// same document (to keep it fresh) is still seen.
+    private func verify(
+        _ document: [UInt8], modified: Bool, requirement: SignatureRequirement, fetcher: Fetcher, now: Date
+    ) async throws(SignatureFailure) -> AcceptedSignature {
+        let reusable = modified ? nil : storedSignature
+        var options = app.fetchOptions(settings)
+        // The token is for the configured host: a signature elsewhere gets none.
+        if FetchTarget(requirement.url)?.host != FetchTarget(app.url)?.host { options.bearerToken = nil }
+        let bytes: [UInt8]
+        var etag: String?
+        do {
+            switch try await fetcher.fetch(requirement.url, etag: reusable?.etag, options: options, limit: .signature) {
+            case let .body(fetched, newETag):
+                bytes = fetched
+                etag = newETag
+            case .notModified:
+                bytes = Array((reusable?.text ?? "").utf8)
+                etag = reusable?.etag
+            }
+        } catch {
+            throw SignatureFailure(message: "signature \(requirement.url): \(error.description)", retryAfter: error.retryAfter)
+        }
+        do {
+            return try requirement.accept(document, signature: bytes, etag: etag, now: now, newestAccepted: newestSignatureTime)
+        } catch {
+            throw SignatureFailure(message: "signature rejected: \(error.description)")
         }
     }
 }

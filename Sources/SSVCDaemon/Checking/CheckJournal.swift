@@ -19,14 +19,18 @@ struct CheckJournal: Sendable {
         if let current = state.currentVersion { metadata["SSVC_CURRENT_VERSION"] = "\(current)" }
         if let latest = state.decision?.latestVersion { metadata["SSVC_LATEST_VERSION"] = "\(latest)" }
         switch outcome {
-        case let .failure(message, _, _):
-            metadata["MESSAGE_ID"] = "\(MessageID.checkFailed.rawValue)"
+        case let .failure(message, _, _, kind):
+            metadata["MESSAGE_ID"] = "\((kind == .signature ? MessageID.signatureRejected : .checkFailed).rawValue)"
             metadata["SSVC_ERROR"] = "\(message)"
             let retry = next?.at.map { "; next try \(RFC3339.format($0))" } ?? ""
             logger.warning("\(app.name): check failed: \(message)\(retry)", metadata: metadata)
-        case let .success(evaluation, _, _, _):
+        case let .success(evaluation, _, _, _, signature):
             let decision = evaluation.decision
             metadata["MESSAGE_ID"] = "\(MessageID.forCheck(decision.status).rawValue)"
+            if let signature {
+                metadata["SSVC_KEY_ID"] = "\(signature.keyID)"
+                if let signedAt = signature.signedAt { metadata["SSVC_SIGNED_AT"] = "\(RFC3339.format(signedAt))" }
+            }
             let current = state.currentVersion ?? "?"
             let latest = decision.latestVersion ?? decision.latestVersionNumber.map(String.init) ?? "?"
             switch decision.status {

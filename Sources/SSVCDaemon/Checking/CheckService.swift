@@ -111,7 +111,7 @@ public actor CheckService: Service {
         return apps.map { app in
             AppStatus(
                 name: app.name, format: app.format, url: app.url, schedule: app.schedule, proxy: app.proxyInUse(configuration.daemon),
-                state: state.apps[app.name] ?? AppState(), next: plans[app.name] ?? NextCheck(at: nil, reason: .manualOnly), now: now
+                signature: app.signature, state: state.apps[app.name] ?? AppState(), next: plans[app.name] ?? NextCheck(at: nil, reason: .manualOnly), now: now
             )
         }
     }
@@ -306,7 +306,8 @@ public actor CheckService: Service {
         }
         let attempt = CheckAttempt(
             app: app, settings: configuration.daemon, machine: machine, storedResponse: before.response,
-            storedETag: before.etag, messageRecords: before.messages
+            storedETag: before.etag, storedSignature: before.signature, newestSignatureTime: before.newestSignatureTime,
+            messageRecords: before.messages
         )
         let result = await attempt.run(fetcher: fetcher, now: started)
         // A check cancelled by shutdown is not a failure of the server.
@@ -314,7 +315,7 @@ public actor CheckService: Service {
 
         let after = (state.apps[name] ?? AppState()).recording(result.outcome, running: result.running, at: started)
         var notices: [MessageNotice] = []
-        if case let .success(evaluation, _, _, _) = result.outcome { notices = evaluation.messages }
+        if case let .success(evaluation, _, _, _, _) = result.outcome { notices = evaluation.messages }
         state.apps[name] = after
         arm(name, atStart: false)
         save()

@@ -66,6 +66,8 @@ public struct AppConfiguration: Sendable, Equatable {
     public var headers: [RequestHeader]
     /// Its own client certificate, over the daemon's.
     public var clientIdentity: ClientIdentity?
+    /// Keys its documents must be signed with, and how fresh; nil: unsigned.
+    public var signature: SignatureRequirement?
     /// The file it was read from, for messages.
     public var source: String
 }

@@ -196,7 +196,7 @@ public enum ConfigurationLoader {
         "name", "url", "format", "schedule", "version", "version-file", "version-command", "version-number",
         "version-scheme", "app-id", "language", "country", "properties", "query", "min-release-age-days",
         "proxy", "bearer-token-file", "bearer-token-credential", "headers", "client-certificate", "client-key",
-        "client-key-credential",
+        "client-key-credential", "public-keys", "signature-url", "max-signature-age-days",
     ]
 
     /// Headers an app may not set: the request's framing, its target, and
@@ -287,8 +287,38 @@ public enum ConfigurationLoader {
             bearerToken: token,
             headers: headers,
             clientIdentity: try clientIdentity(reader, environment: environment),
+            signature: try signatureRequirement(reader, url: url),
             source: file
         )
+    }
+
+    /// `public-keys`, `signature-url` and `max-signature-age-days`: nil
+    /// when the app's documents need no signature.
+    private static func signatureRequirement(_ reader: TableReader, url: String) throws(ConfigurationError) -> SignatureRequirement? {
+        let texts = try reader.stringArray("public-keys")
+        let signatureURL = try reader.string("signature-url")
+        let maxAge = try reader.integer("max-signature-age-days", minimum: 1)
+        guard let texts else {
+            if signatureURL != nil { throw reader.error("signature-url", "needs public-keys, the keys its signatures are checked with") }
+            if maxAge != nil { throw reader.error("max-signature-age-days", "needs public-keys, the keys its signatures are checked with") }
+            return nil
+        }
+        guard !texts.isEmpty else { throw reader.error("public-keys", "empty: list at least one key, or leave public-keys out") }
+        var keys: [Minisign.PublicKey] = []
+        for (index, text) in texts.enumerated() {
+            let key: Minisign.PublicKey
+            do { key = try Minisign.PublicKey(parsing: text) } catch { throw reader.error("public-keys[\(index)]", error.description) }
+            guard !keys.contains(where: { $0.keyID == key.keyID }) else {
+                throw reader.error("public-keys[\(index)]", "a second key with id \(key.keyID)")
+            }
+            keys.append(key)
+        }
+        if let signatureURL {
+            guard ["https://", "http://", "file://"].contains(where: { signatureURL.hasPrefix($0) }), signatureURL.count > 8 else {
+                throw reader.error("signature-url", "'\(signatureURL)' is not an https, http or file URL")
+            }
+        }
+        return SignatureRequirement(publicKeys: keys, url: signatureURL ?? SignatureRequirement.defaultURL(for: url), maxAgeDays: maxAge)
     }
 
     /// RFC 9110's token characters, of which header names are made.

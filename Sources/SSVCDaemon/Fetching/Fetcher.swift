@@ -18,6 +18,20 @@ public enum FetchOutcome: Sendable, Equatable {
     case notModified
 }
 
+/// The most a body may have, and what sets it, for messages:
+/// "max-response-bytes (1048576)".
+public struct BodyLimit: Sendable, CustomStringConvertible {
+    public let bytes: Int
+    public let description: String
+
+    /// A minisign signature file: 4 KiB, as the format allows.
+    public static let signature = BodyLimit(bytes: Minisign.maximumSignatureBytes, description: "the \(Minisign.maximumSignatureBytes) bytes a signature may have")
+
+    static func maxResponseBytes(_ bytes: Int) -> BodyLimit {
+        BodyLimit(bytes: bytes, description: "max-response-bytes (\(bytes))")
+    }
+}
+
 /// Why a fetch failed, in words for the journal, and whether the server
 /// asked for a pause (`Retry-After` on 429 or 503).
 public struct FetchError: Error, Equatable, CustomStringConvertible {
@@ -50,14 +64,14 @@ public final class Fetcher: Sendable {
     private let clients: NIOLockedValueBox<[ClientKey: HTTPClient]>
     private let caFile: String?
     private let timeout: TimeAmount
-    private let maxBytes: Int
+    private let responseLimit: BodyLimit
     private let environment: [String: String]
 
     /// `environment` gives `CREDENTIALS_DIRECTORY` for tokens.
     public init(settings: DaemonSettings, environment: [String: String]) {
         caFile = settings.caFile
         timeout = TimeAmount.milliseconds(Int64(settings.timeoutSeconds * 1000))
-        maxBytes = settings.maxResponseBytes
+        responseLimit = .maxResponseBytes(settings.maxResponseBytes)
         self.environment = environment
         clients = NIOLockedValueBox([:])
         _ = client(for: ClientKey())
@@ -109,8 +123,12 @@ public final class Fetcher: Sendable {
 
     private static let shutdownQueue = DispatchQueue(label: "io.ssvc.http-shutdown")
 
-    public func fetch(_ url: String, etag: String?, options: FetchOptions = FetchOptions()) async throws(FetchError) -> FetchOutcome {
-        if url.hasPrefix("file://") { return try readFile(url) }
+    /// `limit`: the most a body may have, `max-response-bytes` unless told.
+    public func fetch(
+        _ url: String, etag: String?, options: FetchOptions = FetchOptions(), limit: BodyLimit? = nil
+    ) async throws(FetchError) -> FetchOutcome {
+        let limit = limit ?? responseLimit
+        if url.hasPrefix("file://") { return try readFile(url, limit: limit) }
         let deadline = NIODeadline.now() + timeout
         let origin = FetchTarget(url)
         // Read once per check, before the first request: a token that
@@ -137,7 +155,9 @@ public final class Fetcher: Sendable {
                     headers.add(name: "Authorization", value: "Bearer \(token)")
                 }
             }
-            let reply = try await exchange(current, target: target, headers: headers, proxy: proxy, identity: options.clientIdentity, deadline: deadline)
+            let reply = try await exchange(
+                current, target: target, headers: headers, proxy: proxy, identity: options.clientIdentity, deadline: deadline, limit: limit
+            )
             switch reply.status.code {
             case 200:
                 return .body(reply.body, etag: reply.headers.first(name: "ETag"))
@@ -170,20 +190,21 @@ public final class Fetcher: Sendable {
     /// One request and its answer, direct, tunnelled through a proxy
     /// (https), or in absolute form to it (http).
     private func exchange(
-        _ url: String, target: FetchTarget, headers: HTTPHeaders, proxy: ProxyServer?, identity: ClientIdentity?, deadline: NIODeadline
+        _ url: String, target: FetchTarget, headers: HTTPHeaders, proxy: ProxyServer?, identity: ClientIdentity?, deadline: NIODeadline,
+        limit: BodyLimit
     ) async throws(FetchError) -> HTTPReply {
         if let proxy, target.scheme == "http" {
             do {
                 return try await AbsoluteFormRequest.get(
-                    url, target: target, headers: headers, proxy: proxy, connectTimeout: timeout, deadline: deadline, maxBytes: maxBytes
+                    url, target: target, headers: headers, proxy: proxy, connectTimeout: timeout, deadline: deadline, maxBytes: limit.bytes
                 )
             } catch {
                 switch error {
                 case let .connect(cause): throw FetchError("cannot connect to proxy \(proxy): \(Self.reason(cause))")
                 case let .exchange(cause): throw FetchError("proxy \(proxy): \(Self.reason(cause)) before a whole response")
                 case .timedOut: throw FetchError("the request to \(target.host) took longer than timeout-seconds\(Self.through(proxy))")
-                case let .tooLarge(length?): throw FetchError("response of \(length) bytes is larger than max-response-bytes (\(maxBytes))")
-                case .tooLarge(nil): throw FetchError("response is larger than max-response-bytes (\(maxBytes))")
+                case let .tooLarge(length?): throw FetchError("response of \(length) bytes is larger than \(limit)")
+                case .tooLarge(nil): throw FetchError("response is larger than \(limit)")
                 case .closedEarly: throw FetchError("proxy \(proxy) closed the connection before a whole response")
                 }
             }
@@ -197,7 +218,7 @@ public final class Fetcher: Sendable {
         } catch {
             throw FetchError(Self.describe(error, url: url, proxy: proxy))
         }
-        let body = response.status.code == 200 ? try await collect(response, deadline: deadline) : []
+        let body = response.status.code == 200 ? try await collect(response, deadline: deadline, limit: limit) : []
         return HTTPReply(status: response.status, headers: response.headers, body: body)
     }
 
@@ -206,15 +227,15 @@ public final class Fetcher: Sendable {
         proxy.map { " (through proxy \($0))" } ?? ""
     }
 
-    private func collect(_ response: HTTPClientResponse, deadline: NIODeadline) async throws(FetchError) -> [UInt8] {
-        if let length = response.headers.first(name: "Content-Length").flatMap(Int.init), length > maxBytes {
-            throw FetchError("response of \(length) bytes is larger than max-response-bytes (\(maxBytes))")
+    private func collect(_ response: HTTPClientResponse, deadline: NIODeadline, limit: BodyLimit) async throws(FetchError) -> [UInt8] {
+        if let length = response.headers.first(name: "Content-Length").flatMap(Int.init), length > limit.bytes {
+            throw FetchError("response of \(length) bytes is larger than \(limit)")
         }
         var body: [UInt8] = []
         do {
             for try await chunk in response.body {
-                guard body.count + chunk.readableBytes <= maxBytes else {
-                    throw FetchError("response is larger than max-response-bytes (\(maxBytes))")
+                guard body.count + chunk.readableBytes <= limit.bytes else {
+                    throw FetchError("response is larger than \(limit)")
                 }
                 body.append(contentsOf: chunk.readableBytesView)
                 if NIODeadline.now() > deadline { throw HTTPClientError.deadlineExceeded }
@@ -227,10 +248,10 @@ public final class Fetcher: Sendable {
         return body
     }
 
-    private func readFile(_ url: String) throws(FetchError) -> FetchOutcome {
+    private func readFile(_ url: String, limit: BodyLimit) throws(FetchError) -> FetchOutcome {
         guard let path = URL(string: url)?.path, !path.isEmpty else { throw FetchError("'\(url)' is not a file URL") }
         do {
-            return .body(try BoundedReader.read(path: path, limit: maxBytes), etag: nil)
+            return .body(try BoundedReader.read(path: path, limit: limit.bytes), etag: nil)
         } catch {
             throw FetchError(error.description)
         }

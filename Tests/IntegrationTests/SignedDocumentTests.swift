@@ -1,0 +1,292 @@
+import Foundation
+import SSVCCore
+import Testing
+
+/// `ssvcctl check APP`, which returns once the check is done.
+@discardableResult
+private func check(_ daemon: DaemonProcess, _ app: String) throws -> CommandResult {
+    try Executable.run("ssvcctl", ["--socket", daemon.socketPath, "check", app])
+}
+
+/// An app whose documents must be signed by one of `keys`.
+private func signedApp(_ name: String, server: VersionServer, keys: [String], extra: String = "") -> String {
+    appTable(name, url: server.url("/\(name).json"), extra: "public-keys = [\(keys.map { "\"\($0)\"" }.joined(separator: ", "))]\n" + extra)
+}
+
+/// The server's scenario: each path's body, and the whole answer for the
+/// paths in `answers` (a status, an ETag).
+private func files(_ bodies: [String: String], answers: [String: [String: Any]] = [:]) -> [String: Any] {
+    var paths: [String: [String: Any]] = answers
+    for (path, body) in bodies { paths[path, default: [:]]["body"] = body }
+    return ["body": "{}", "paths": paths]
+}
+
+/// Rewrites the daemon's configuration file with `change` and reloads it.
+private func reconfigure(_ daemon: DaemonProcess, _ change: (String) -> String) throws {
+    let text = try String(contentsOfFile: daemon.configPath, encoding: .utf8)
+    try change(text).write(toFile: daemon.configPath, atomically: true, encoding: .utf8)
+    let reload = try Executable.run("ssvcctl", ["--socket", daemon.socketPath, "reload"])
+    try #require(reload.status == 0, "\(reload.standardError)")
+}
+
+private let newerBody = #"{"SSVCLatestVersionKey":"9.9","SSVCLatestVersionNumber":151584768}"#
+
+@Suite("signed documents: minisign signatures, freshness and rollback")
+struct SignedDocumentTests {
+    @Test("documents minisign signed in both modes are accepted, with key and time in the status; an app without keys fetches no signature")
+    func bothModes() throws {
+        let keys = try MinisignKeyPair()
+        let hashed = try keys.sign(goodBody)
+        let legacy = try keys.sign(goodBody, legacy: true)
+        // "ED" and "Ed" begin "RU" and "RW" in base64: minisign really made one of each.
+        #expect(hashed.split(separator: "\n")[1].hasPrefix("RU") && legacy.split(separator: "\n")[1].hasPrefix("RW"))
+        let server = try VersionServer(scenario: files([
+            "/hashed.json": goodBody, "/hashed.json.minisig": hashed, "/legacy.json": goodBody, "/legacy.json.minisig": legacy,
+            "/plain.json": goodBody,
+        ]))
+        let daemon = try DaemonProcess(apps: [
+            signedApp("hashed", server: server, keys: [keys.publicKey]),
+            signedApp("legacy", server: server, keys: [keys.publicKey]),
+            appTable("plain", url: server.url("/plain.json")),
+        ].joined(separator: "\n"))
+        #expect(daemon.wait { ["hashed", "legacy", "plain"].allSatisfy { daemon.app($0)?["lastSuccess"] != nil } }, "\(daemon.log)")
+
+        let apps = try daemon.statusByApp()
+        for name in ["hashed", "legacy"] {
+            #expect(apps[name]?["signatureKeyId"] as? String == keys.keyID)
+            let text = try #require(apps[name]?["signedAt"] as? String, "\(apps[name] ?? [:])")
+            let signedAt = try #require(RFC3339.parse(text))
+            #expect(abs(signedAt.timeIntervalSinceNow) < 120)
+            #expect(apps[name]?["latestVersion"] as? String == "1.1")
+            #expect((daemon.app(name)?["signature"] as? [String: Any])?["keyID"] as? String == keys.keyID)
+            #expect(daemon.app(name)?["newestSignatureTime"] != nil)
+        }
+        #expect(apps["plain"]?["signatureKeyId"] == nil && apps["plain"]?["signedAt"] == nil)
+        let table = try Executable.run("ssvcctl", ["--socket", daemon.socketPath, "status"]).standardOutput
+        #expect(table.contains("hashed: signed by key \(keys.keyID) at "), "\(table)")
+        let paths = server.requests().compactMap { $0["path"] as? String }
+        #expect(paths.filter { $0 == "/hashed.json.minisig" }.count == 1, "\(paths)")
+        #expect(!paths.contains("/plain.json.minisig"), "\(paths)")
+        #expect(daemon.stop() == 0)
+    }
+
+    /// A way a signature goes wrong after a good one was accepted: what the
+    /// server then serves, and the error the check must end in.
+    struct Breakage: CustomTestStringConvertible, Sendable {
+        let testDescription: String
+        let config: String
+        /// Given the app's key pair, another pair and the path of the app's
+        /// document: the server's new files and answers.
+        let serve: @Sendable (MinisignKeyPair, MinisignKeyPair, String) throws -> (bodies: [String: String], answers: [String: [String: Any]])
+        /// Given the two key pairs and the server: the error expected.
+        let error: @Sendable (MinisignKeyPair, MinisignKeyPair, VersionServer) -> String
+
+        static let all: [Breakage] = [
+            Breakage(testDescription: "a tampered document", config: "", serve: { keys, _, path in
+                ([path: newerBody, path + ".minisig": try keys.sign(goodBody)], [:])
+            }, error: { keys, _, _ in "signature rejected: the signature by key \(keys.keyID) does not match the document" }),
+            Breakage(testDescription: "a tampered trusted comment", config: "", serve: { keys, _, path in
+                let good = try keys.sign(goodBody)
+                var lines = good.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+                lines[2] = "trusted comment: timestamp:\(Int(Date().timeIntervalSince1970) + 86_400 * 365)\tfile:v.json"
+                let forged = lines.joined(separator: "\n")
+                #expect(try !keys.verifies(goodBody, forged), "minisign itself must refuse the forged comment")
+                return ([path: goodBody, path + ".minisig": forged], [:])
+            }, error: { keys, _, _ in
+                "signature rejected: the global signature by key \(keys.keyID) does not match the trusted comment: it was altered"
+            }),
+            Breakage(testDescription: "a document signed with a key not configured", config: "", serve: { _, other, path in
+                ([path: newerBody, path + ".minisig": try other.sign(newerBody)], [:])
+            }, error: { keys, other, _ in
+                "signature rejected: signed by key \(other.keyID), which is not among public-keys (\(keys.keyID))"
+            }),
+            Breakage(testDescription: "a missing .minisig (404)", config: "", serve: { _, _, path in
+                ([path: newerBody], [path + ".minisig": ["status": 404]])
+            }, error: { _, _, server in "signature \(server.url("/app.json.minisig")): HTTP 404 Not Found" }),
+            Breakage(testDescription: "a garbage signature file", config: "", serve: { _, _, path in
+                ([path: goodBody, path + ".minisig": "<html><body>Moved</body></html>\n"], [:])
+            }, error: { _, _, _ in "signature rejected: signature has 2 lines, not the 4 of a .minisig file" }),
+            Breakage(testDescription: "an oversize signature file", config: "", serve: { _, _, path in
+                ([path: goodBody, path + ".minisig": String(repeating: "A", count: 5000)], [:])
+            }, error: { _, _, server in
+                "signature \(server.url("/app.json.minisig")): response of 5000 bytes is larger than the 4096 bytes a signature may have"
+            }),
+            Breakage(testDescription: "an expired signature", config: "max-signature-age-days = 30", serve: { keys, _, path in
+                let old = Date().addingTimeInterval(-40 * 86_400)
+                return ([path: goodBody, path + ".minisig": try keys.sign(goodBody, signedAt: old)], [:])
+            }, error: { _, _, _ in
+                "signature rejected: signed \(RFC3339.format(Date().addingTimeInterval(-40 * 86_400)).prefix(10)), older than max-signature-age-days 30"
+            }),
+            Breakage(testDescription: "a rollback to an older signature", config: "", serve: { keys, _, path in
+                let earlier = Date().addingTimeInterval(-7 * 86_400)
+                return ([path: newerBody, path + ".minisig": try keys.sign(newerBody, signedAt: earlier)], [:])
+            }, error: { _, _, _ in "refused as a rollback" }),
+        ]
+    }
+
+    @Test("each bad signature fails the check with its reason and the signatureRejected kind; the last good result is kept", arguments: Breakage.all)
+    func breakage(_ breakage: Breakage) throws {
+        let keys = try MinisignKeyPair()
+        let other = try MinisignKeyPair()
+        let server = try VersionServer(scenario: files(["/app.json": goodBody, "/app.json.minisig": try keys.sign(goodBody)]))
+        let daemon = try DaemonProcess(apps: signedApp("app", server: server, keys: [keys.publicKey], extra: breakage.config))
+        #expect(daemon.wait { daemon.app("app")?["lastSuccess"] != nil }, "\(daemon.log)")
+        let before = try #require(try daemon.statusByApp()["app"])
+
+        let served = try breakage.serve(keys, other, "/app.json")
+        try server.set(files(served.bodies, answers: served.answers))
+        try check(daemon, "app")
+        let expected = breakage.error(keys, other, server)
+        let after = try #require(try daemon.statusByApp()["app"])
+        #expect((after["lastError"] as? String)?.contains(expected) == true, "\(after["lastError"] ?? "none") does not hold \(expected)")
+        #expect(after["consecutiveFailures"] as? Int == 1)
+        #expect(after["latestVersion"] as? String == "1.1", "the last good result is kept")
+        #expect(after["signedAt"] as? String == before["signedAt"] as? String)
+        #expect(after["signatureKeyId"] as? String == keys.keyID)
+        #expect(daemon.app("app")?["response"] as? String == goodBody)
+        #expect(daemon.lines(for: "app").contains { $0.contains("MESSAGE_ID=\(MessageID.signatureRejected.rawValue)") }, "\(daemon.log)")
+        #expect(daemon.stop() == 0)
+    }
+
+    @Test("rotation: documents signed by either of two keys are accepted; once the old key is removed, its signatures are refused")
+    func rotation() throws {
+        let old = try MinisignKeyPair()
+        let new = try MinisignKeyPair()
+        let server = try VersionServer(scenario: files(["/app.json": goodBody, "/app.json.minisig": try old.sign(goodBody)]))
+        let daemon = try DaemonProcess(apps: signedApp("app", server: server, keys: [old.publicKey]))
+        #expect(daemon.wait { daemon.app("app")?["lastSuccess"] != nil }, "\(daemon.log)")
+
+        try reconfigure(daemon) { $0.replacingOccurrences(of: "\"\(old.publicKey)\"", with: "\"\(old.publicKey)\", \"\(new.publicKey)\"") }
+        try server.set(files(["/app.json": newerBody, "/app.json.minisig": try new.sign(newerBody)]))
+        try check(daemon, "app")
+        var app = try #require(try daemon.statusByApp()["app"])
+        #expect(app["signatureKeyId"] as? String == new.keyID, "\(app)")
+        #expect(app["latestVersion"] as? String == "9.9")
+
+        try reconfigure(daemon) { $0.replacingOccurrences(of: "\"\(old.publicKey)\", ", with: "") }
+        try server.set(files(["/app.json": goodBody, "/app.json.minisig": try old.sign(goodBody)]))
+        try check(daemon, "app")
+        app = try #require(try daemon.statusByApp()["app"])
+        #expect(app["lastError"] as? String == "signature rejected: signed by key \(old.keyID), which is not among public-keys (\(new.keyID))")
+        #expect(app["latestVersion"] as? String == "9.9")
+        #expect(daemon.stop() == 0)
+    }
+
+    @Test("304: the stored document and its verified signature are reused; a document signed again is seen, and a rollback still refused")
+    func notModified() throws {
+        let keys = try MinisignKeyPair()
+        let first = Date().addingTimeInterval(-3_600)
+        let server = try VersionServer(scenario: files(
+            ["/app.json": goodBody, "/app.json.minisig": try keys.sign(goodBody, signedAt: first)],
+            answers: ["/app.json": ["etag": "\"d1\""], "/app.json.minisig": ["etag": "\"s1\""]]
+        ))
+        let daemon = try DaemonProcess(apps: signedApp("app", server: server, keys: [keys.publicKey]))
+        #expect(daemon.wait { daemon.app("app")?["lastSuccess"] != nil }, "\(daemon.log)")
+        let accepted = try #require(try daemon.statusByApp()["app"]?["signedAt"] as? String)
+        #expect(accepted == RFC3339.format(Date(timeIntervalSince1970: first.timeIntervalSince1970.rounded(.down))))
+
+        try check(daemon, "app")
+        let requests = server.requests()
+        let conditional = requests.suffix(2).map { ($0["path"] as? String ?? "", ($0["headers"] as? [String: String])?["If-None-Match"]) }
+        #expect(conditional.map(\.0) == ["/app.json", "/app.json.minisig"], "\(requests)")
+        #expect(conditional.map(\.1) == ["\"d1\"", "\"s1\""], "both asked for conditionally: \(conditional)")
+        var app = try #require(try daemon.statusByApp()["app"])
+        #expect(app["consecutiveFailures"] as? Int == 0, "\(app)")
+        #expect(app["signedAt"] as? String == accepted)
+
+        // Signed again, the document unchanged: its 304 does not hide the new signature.
+        let again = Date().addingTimeInterval(-60)
+        try server.set(files(
+            ["/app.json": goodBody, "/app.json.minisig": try keys.sign(goodBody, signedAt: again)],
+            answers: ["/app.json": ["etag": "\"d1\""], "/app.json.minisig": ["etag": "\"s2\""]]
+        ))
+        try check(daemon, "app")
+        app = try #require(try daemon.statusByApp()["app"])
+        #expect(app["signedAt"] as? String == RFC3339.format(Date(timeIntervalSince1970: again.timeIntervalSince1970.rounded(.down))), "\(app)")
+
+        try server.set(files(
+            ["/app.json": goodBody, "/app.json.minisig": try keys.sign(goodBody, signedAt: first)],
+            answers: ["/app.json": ["etag": "\"d1\""], "/app.json.minisig": ["etag": "\"s3\""]]
+        ))
+        try check(daemon, "app")
+        app = try #require(try daemon.statusByApp()["app"])
+        #expect((app["lastError"] as? String)?.hasSuffix("refused as a rollback") == true, "\(app)")
+        #expect(daemon.stop() == 0)
+    }
+
+    @Test("the newest signature time survives a restart: an older signature is still a rollback")
+    func rollbackAfterRestart() throws {
+        let keys = try MinisignKeyPair()
+        let server = try VersionServer(scenario: files(["/app.json": newerBody, "/app.json.minisig": try keys.sign(newerBody)]))
+        let apps = signedApp("app", server: server, keys: [keys.publicKey])
+        let daemon = try DaemonProcess(apps: apps)
+        #expect(daemon.wait { daemon.app("app")?["lastSuccess"] != nil }, "\(daemon.log)")
+        #expect(daemon.stop() == 0)
+
+        let earlier = Date().addingTimeInterval(-86_400)
+        try server.set(files(["/app.json": goodBody, "/app.json.minisig": try keys.sign(goodBody, signedAt: earlier)]))
+        let restarted = try DaemonProcess(apps: apps, folder: daemon.folder)
+        #expect(restarted.wait { FileManager.default.fileExists(atPath: restarted.socketPath) })
+        try check(restarted, "app")
+        let app = try #require(try restarted.statusByApp()["app"])
+        #expect((app["lastError"] as? String)?.hasSuffix("refused as a rollback") == true, "\(app)")
+        #expect(app["latestVersion"] as? String == "9.9")
+        #expect(restarted.stop() == 0)
+    }
+
+    @Test("a signature older than max-signature-age-days makes the status stale at once, and the next check fails as expired")
+    func expiryMakesStale() throws {
+        let keys = try MinisignKeyPair()
+        let signedAt = Date().addingTimeInterval(-20 * 86_400)
+        let server = try VersionServer(scenario: files(["/app.json": goodBody, "/app.json.minisig": try keys.sign(goodBody, signedAt: signedAt)]))
+        let daemon = try DaemonProcess(apps: signedApp("app", server: server, keys: [keys.publicKey], extra: "max-signature-age-days = 30"))
+        #expect(daemon.wait { daemon.app("app")?["lastSuccess"] != nil }, "\(daemon.log)")
+        #expect(try daemon.statusByApp()["app"]?["stale"] as? Bool == false)
+
+        try reconfigure(daemon) { $0.replacingOccurrences(of: "max-signature-age-days = 30", with: "max-signature-age-days = 10") }
+        #expect(try daemon.statusByApp()["app"]?["stale"] as? Bool == true, "stale without a check")
+        let table = try Executable.run("ssvcctl", ["--socket", daemon.socketPath, "status"]).standardOutput
+        #expect(table.contains("update-available (stale)"), "\(table)")
+
+        try check(daemon, "app")
+        let app = try #require(try daemon.statusByApp()["app"])
+        #expect(app["lastError"] as? String == "signature rejected: signed \(RFC3339.format(signedAt).prefix(10)), older than max-signature-age-days 10")
+        #expect(app["stale"] as? Bool == true)
+        #expect(app["latestVersion"] as? String == "1.1")
+        #expect(daemon.stop() == 0)
+    }
+}
+
+@Suite("signed documents: the journal", .serialized, JournalTrait())
+struct SignedDocumentJournalTests {
+    @Test("a signed check's entry carries SSVC_KEY_ID and SSVC_SIGNED_AT; a rejected signature has its own MESSAGE_ID")
+    func fields() throws {
+        let keys = try MinisignKeyPair()
+        let name = "signed-\(UUID().uuidString.prefix(8).lowercased())"
+        let server = try VersionServer(scenario: files(["/\(name).json": goodBody, "/\(name).json.minisig": try keys.sign(goodBody)]))
+        let daemon = try DaemonProcess(apps: signedApp(name, server: server, keys: [keys.publicKey]), arguments: ["--log-target", "journal"])
+        #expect(daemon.wait { daemon.app(name)?["lastSuccess"] != nil })
+        try server.set(files(["/\(name).json": goodBody], answers: ["/\(name).json.minisig": ["status": 404]]))
+        try check(daemon, name)
+
+        var entries: [[String: Any]] = []
+        _ = eventually(within: 20, every: 0.2) {
+            let result = try? Executable.run("/usr/bin/journalctl", ["-o", "json", "--no-pager", "SYSLOG_IDENTIFIER=ssvcd", "SSVC_APP=\(name)"])
+            entries = (result?.standardOutput ?? "").split(separator: "\n").compactMap {
+                try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+            }
+            return entries.count >= 2
+        }
+        try #require(entries.count >= 2, "journal entries for \(name): \(entries)")
+        let accepted = entries[0]
+        #expect(accepted["MESSAGE_ID"] as? String == MessageID.updateAvailable.rawValue)
+        #expect(accepted["SSVC_KEY_ID"] as? String == keys.keyID)
+        let signedAt = accepted["SSVC_SIGNED_AT"] as? String
+        #expect(signedAt.map { RFC3339.parse($0) != nil } == true, "\(accepted)")
+        let rejected = entries[1]
+        #expect(rejected["MESSAGE_ID"] as? String == MessageID.signatureRejected.rawValue)
+        #expect((rejected["SSVC_ERROR"] as? String)?.hasSuffix(".json.minisig: HTTP 404 Not Found") == true, "\(rejected)")
+        #expect(rejected["PRIORITY"] as? String == "4")
+        #expect(daemon.stop() == 0)
+    }
+}
