@@ -2,6 +2,7 @@ import ArgumentParser
 import FoundationEssentials
 import SSVCCore
 import SSVCPosix
+import SSVCSigning
 
 /// Decides on a response document as the daemon would, without a daemon:
 /// operators run it on a document before they publish it.
@@ -10,7 +11,9 @@ struct Evaluate: ParsableCommand {
         abstract: "Decide on a response document offline, as ssvcd would.",
         discussion: """
             Prints the decision and exits 0 (up to date, ahead or unknown), 10 (update \
-            available), 11 (update required) or 1 (the response is rejected).
+            available), 11 (update required) or 1 (the response or its signature is rejected). \
+            With --public-key, the document's minisign signature (--signature) is checked \
+            first, as ssvcd checks it for an app with public-keys.
             """
     )
 
@@ -55,6 +58,19 @@ struct Evaluate: ParsableCommand {
     @Option(help: ArgumentHelp("Refuse larger documents, as the daemon does.", valueName: "bytes"))
     var maxResponseBytes = 1 << 20
 
+    @Option(help: ArgumentHelp(
+        "A minisign public key: the base64 line of minisign.pub (repeatable, as public-keys).", valueName: "key"))
+    var publicKey: [String] = []
+
+    @Option(help: ArgumentHelp("A minisign.pub file (repeatable).", valueName: "file"))
+    var publicKeyFile: [String] = []
+
+    @Option(help: ArgumentHelp("The document's .minisig file, checked with the public keys.", valueName: "file"))
+    var signature: String?
+
+    @Option(help: ArgumentHelp("Refuse a signature made longer ago than this (from its trusted comment's timestamp).", valueName: "days"))
+    var maxSignatureAgeDays: Int?
+
     @Flag(help: "Print one JSON object instead of text.")
     var json = false
 
@@ -76,6 +92,16 @@ struct Evaluate: ParsableCommand {
             throw ValidationError("--now '\(now)': expected an RFC 3339 time such as 2026-01-02T03:04:05Z")
         }
         guard maxResponseBytes > 0 else { throw ValidationError("--max-response-bytes must be positive") }
+        let keys = !publicKey.isEmpty || !publicKeyFile.isEmpty
+        if keys != (signature != nil) {
+            throw ValidationError(keys
+                ? "--signature is needed with --public-key: the .minisig file of the response"
+                : "--signature needs --public-key or --public-key-file: the keys to check it with")
+        }
+        if let maxSignatureAgeDays {
+            guard keys else { throw ValidationError("--max-signature-age-days needs --public-key and --signature") }
+            guard maxSignatureAgeDays > 0 else { throw ValidationError("--max-signature-age-days must be at least 1") }
+        }
         if format == .turkcell && (appId ?? "").isEmpty {
             throw ValidationError("--app-id is needed for --format turkcell: the document's packageName must match it")
         }
@@ -83,9 +109,16 @@ struct Evaluate: ParsableCommand {
 
     func run() throws {
         let context = makeContext()
+        let body: [UInt8]
+        do {
+            body = try BoundedReader.read(path: response, limit: maxResponseBytes)
+        } catch {
+            StandardError.writeLine("ssvcctl: \(response): \(error)")
+            throw ExitStatus.failure
+        }
+        let accepted = try checkSignature(of: body, now: context.now)
         let evaluation: Evaluation
         do {
-            let body = try BoundedReader.read(path: response, limit: maxResponseBytes)
             evaluation = try format.evaluate(body, context: context)
         } catch {
             StandardError.writeLine("ssvcctl: \(response): \(error)")
@@ -93,10 +126,42 @@ struct Evaluate: ParsableCommand {
         }
         let report = EvaluationReport(
             evaluation: evaluation, format: format, running: context.running,
-            request: url.map { format.requestURL(base: $0, context: context) }
+            request: url.map { format.requestURL(base: $0, context: context) }, signature: accepted
         )
         print(json ? report.json() : report.text())
         throw ExitStatus.code(for: [evaluation.decision.status])
+    }
+
+    /// The signature accepted as the daemon would accept it; nil when none
+    /// was asked for. Exits 1 naming the reason when it is not.
+    private func checkSignature(of document: [UInt8], now: Date) throws -> AcceptedSignature? {
+        guard let signature else { return nil }
+        var keys: [Minisign.PublicKey] = []
+        for text in publicKey {
+            do { keys.append(try Minisign.PublicKey(parsing: text)) } catch {
+                StandardError.writeLine("ssvcctl: --public-key: \(error)")
+                throw ExitStatus.usage
+            }
+        }
+        for file in publicKeyFile {
+            do {
+                let text = String(decoding: try BoundedReader.read(path: file, limit: 4096), as: UTF8.self)
+                keys.append(try Minisign.PublicKey(parsing: text))
+            } catch {
+                StandardError.writeLine("ssvcctl: --public-key-file \(file): \(error)")
+                throw ExitStatus.usage
+            }
+        }
+        let requirement = SignatureRequirement(publicKeys: keys, url: signature, maxAgeDays: maxSignatureAgeDays)
+        do {
+            let bytes = try BoundedReader.read(path: signature, limit: Minisign.maximumSignatureBytes)
+            return try requirement.accept(document, signature: bytes, etag: nil, now: now, newestAccepted: nil)
+        } catch let error as SignatureProblem {
+            StandardError.writeLine("ssvcctl: signature \(signature): rejected: \(error)")
+        } catch {
+            StandardError.writeLine("ssvcctl: signature: \(error)")
+        }
+        throw ExitStatus.failure
     }
 
     private func makeContext() -> EvaluationContext {

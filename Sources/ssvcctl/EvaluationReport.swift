@@ -17,6 +17,13 @@ struct EvaluationReport: Encodable {
     /// Turkcell only: the messages that would be shown now.
     let messages: [MessageReport]?
     let request: String?
+    /// The verified signature, when one was checked.
+    let signature: SignatureReport?
+
+    struct SignatureReport: Encodable {
+        let keyId: String
+        let signedAt: String?
+    }
 
     /// A message as its key beside its description's fields.
     struct MessageReport: Encodable {
@@ -31,7 +38,7 @@ struct EvaluationReport: Encodable {
         }
     }
 
-    init(evaluation: Evaluation, format: ResponseFormat, running: RunningVersion, request: String?) {
+    init(evaluation: Evaluation, format: ResponseFormat, running: RunningVersion, request: String?, signature: AcceptedSignature? = nil) {
         let decision = evaluation.decision
         status = decision.status
         updateAvailable = decision.updateAvailable
@@ -46,12 +53,13 @@ struct EvaluationReport: Encodable {
         description = decision.description
         messages = format == .turkcell ? evaluation.messages.map { MessageReport(notice: $0) } : nil
         self.request = request
+        self.signature = signature.map { SignatureReport(keyId: $0.keyID, signedAt: $0.signedAt.map(RFC3339.format)) }
     }
 
     private enum CodingKeys: String, CodingKey {
         case status, updateAvailable, updateRequired, currentVersion, currentVersionNumber
         case latestVersion, latestVersionNumber, minimumSupportedVersionNumber, availableSince
-        case note, description, messages, request
+        case note, description, messages, request, signature
     }
 
     /// Absent values are written as `null` so that every key is always there.
@@ -70,6 +78,7 @@ struct EvaluationReport: Encodable {
         try container.encode(description, forKey: .description)
         if let messages { try container.encode(messages, forKey: .messages) }
         if let request { try container.encode(request, forKey: .request) }
+        if let signature { try container.encode(signature, forKey: .signature) }
     }
 
     func json() -> String {
@@ -97,6 +106,7 @@ struct EvaluationReport: Encodable {
             ("target url", description?.targetUrl),
             ("note", note),
             ("request", request),
+            ("signature", signature.map { "good, key \($0.keyId)" + ($0.signedAt.map { ", signed \($0)" } ?? ", no timestamp") }),
         ]
         let shown: [(String, String?)] = (messages ?? []).map { report in
             let texts: [String?] = [report.notice.description.title, report.notice.description.message]

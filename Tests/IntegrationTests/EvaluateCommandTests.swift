@@ -144,10 +144,58 @@ struct EvaluateCommandTests {
         ["evaluate", "--response", "-", "--version", "1.0", "--now", "yesterday"],
         ["evaluate", "--response", "-", "--version", "1.0", "--version-scheme", "semver"],
         ["evaluate", "--response", "-", "--version", "1.0", "--version-number", "-1"],
+        ["evaluate", "--response", "-", "--version", "1.0", "--signature", "/dev/null"],
+        ["evaluate", "--response", "-", "--version", "1.0", "--public-key", "RWQv4pm67RZURwwStTUWxFlL6xTDcv3CedEQwiz9M/SW9TGoTn2+l4Vw"],
+        ["evaluate", "--response", "-", "--version", "1.0", "--public-key", "RWQ", "--signature", "/dev/null"],
+        ["evaluate", "--response", "-", "--version", "1.0", "--public-key-file", "/nonexistent.pub", "--signature", "/dev/null"],
+        ["evaluate", "--response", "-", "--version", "1.0", "--max-signature-age-days", "3"],
         ["frobnicate"],
     ])
     func usage(arguments: [String]) throws {
         let result = try Executable.run("ssvcctl", arguments, input: Data("{}".utf8))
         #expect(result.status == 64, "\(arguments): \(result.standardError)")
     }
+
+    @Test("a document minisign signed, in either mode, passes --public-key and --signature; the report names key and time")
+    func signed() throws {
+        let keys = try MinisignKeyPair()
+        let document = #"{"SSVCLatestVersionKey":"1.1"}"#
+        for legacy in [false, true] {
+            let signature = try folder.file("response.json.minisig", try keys.sign(document, legacy: legacy))
+            let text = try evaluate(document, ["--public-key", keys.publicKey, "--signature", signature])
+            #expect(text.status == 10, "\(text.standardError)")
+            #expect(text.standardOutput.contains("signature          good, key \(keys.keyID), signed 20"), "\(text.standardOutput)")
+            let json = try json(try evaluate(document, ["--public-key-file", keys.publicKeyFile, "--signature", signature, "--json"]))
+            #expect((json["signature"] as? [String: Any])?["keyId"] as? String == keys.keyID)
+        }
+    }
+
+    @Test("a tampered document, another key, an old signature under --max-signature-age-days, a file too large: exit 1 with the reason")
+    func rejectedSignatures() throws {
+        let keys = try MinisignKeyPair()
+        let other = try MinisignKeyPair()
+        let document = #"{"SSVCLatestVersionKey":"1.1"}"#
+        let good = try folder.file("good.minisig", try keys.sign(document, signedAt: instant("2026-01-10T00:00:00Z")))
+        let cases: [(String, [String], String)] = [
+            (#"{"SSVCLatestVersionKey":"1.2"}"#, ["--signature", good], "the signature by key \(keys.keyID) does not match the document"),
+            (document, ["--signature", try folder.file("other.minisig", try other.sign(document))],
+             "signed by key \(other.keyID), which is not among public-keys (\(keys.keyID))"),
+            (document, ["--signature", good, "--max-signature-age-days", "30", "--now", "2026-03-01T00:00:00Z"],
+             "signed 2026-01-10, older than max-signature-age-days 30"),
+            (document, ["--signature", try folder.file("big.minisig", String(repeating: "A", count: 5000))], "is larger than 4096 bytes"),
+        ]
+        for (body, arguments, reason) in cases {
+            let result = try evaluate(body, ["--public-key", keys.publicKey] + arguments)
+            #expect(result.status == 1, "\(arguments): \(result.standardOutput)")
+            #expect(result.standardError.contains(reason), "\(result.standardError)")
+            #expect(result.standardOutput.isEmpty)
+        }
+        let fresh = try evaluate(document, ["--public-key", keys.publicKey, "--signature", good, "--max-signature-age-days", "30", "--now", "2026-02-01T00:00:00Z"])
+        #expect(fresh.status == 10, "\(fresh.standardError)")
+    }
+}
+
+/// A fixed time, for signatures made at it.
+private func instant(_ text: String) -> Date {
+    ISO8601DateFormatter().date(from: text)!
 }
