@@ -54,10 +54,11 @@ public final class ChildProcess {
 
     /// Starts `argv`; `argv[0]` is looked up in PATH unless it holds a
     /// slash. `environment` replaces the environment; nil passes this
-    /// process's on.
+    /// process's on. `ownGroup` starts it in a process group of its own,
+    /// which `kill(-pid, …)` reaches whole.
     public init(
         _ argv: [String], environment: [String: String]? = nil,
-        input: Stream = .null, output: Stream = .null, error: Stream = .null
+        input: Stream = .null, output: Stream = .null, error: Stream = .null, ownGroup: Bool = false
     ) throws(Failure) {
         guard let program = argv.first else { throw Failure(description: "no program to start", code: EINVAL) }
         var actions = posix_spawn_file_actions_t()
@@ -79,7 +80,8 @@ public final class ChildProcess {
         posix_spawnattr_setsigmask(&attributes, &signals)
         sigfillset(&signals)
         posix_spawnattr_setsigdefault(&attributes, &signals)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        posix_spawnattr_setpgroup(&attributes, 0)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | (ownGroup ? POSIX_SPAWN_SETPGROUP : 0)))
 
         let arguments: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
         defer { arguments.forEach { free($0) } }

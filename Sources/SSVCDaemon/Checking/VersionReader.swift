@@ -59,48 +59,15 @@ enum CommandRunner {
     /// it outlives `timeout` seconds. Fails unless it exits with status 0.
     static func run(_ argv: [String], timeout: Double) throws(VersionReader.Failure) -> [UInt8] {
         let name = argv[0]
-        var pipeEnds: [Int32] = [0, 0]
-        guard pipe(&pipeEnds) == 0 else { throw failure(name, "cannot create a pipe") }
-        // Close-on-exec, so that no other program started meanwhile inherits them.
-        for end in pipeEnds { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
-        let child: ChildProcess
+        let run: ChildProcess.Run
         do {
-            child = try ChildProcess(argv, output: .descriptor(pipeEnds[1]))
+            run = try ChildProcess.run(argv, timeout: timeout, outputLimit: outputLimit)
         } catch {
-            close(pipeEnds[0])
-            close(pipeEnds[1])
             throw VersionReader.Failure(description: "version-command \(name): \(String(cString: strerror(error.code)))")
         }
-        close(pipeEnds[1])
-
-        var output: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        let deadline = MonotonicClock.seconds() + timeout
-        var timedOut = false
-        reading: while output.count < outputLimit {
-            let remaining = deadline - MonotonicClock.seconds()
-            if remaining <= 0 {
-                timedOut = true
-                break
-            }
-            var poller = pollfd(fd: pipeEnds[0], events: Int16(POLLIN), revents: 0)
-            let ready = poll(&poller, 1, Int32(min(remaining * 1000, 1000)) + 1)
-            if ready < 0 && errno != EINTR { break }
-            if ready <= 0 { continue }
-            let count = buffer.withUnsafeMutableBytes { read(pipeEnds[0], $0.baseAddress, $0.count) }
-            switch count {
-            case 0: break reading
-            case ..<0 where errno == EINTR: continue
-            case ..<0: break reading
-            default: output.append(contentsOf: buffer[0..<count])
-            }
-        }
-        close(pipeEnds[0])
-        if timedOut { kill(child.pid, SIGKILL) }
-        let termination = child.wait()
-        if timedOut { throw failure(name, "did not finish within \(Int(timeout)) s") }
-        guard termination == .exited(0) else { throw failure(name, termination.description) }
-        return output
+        if run.timedOut { throw failure(name, "did not finish within \(Int(timeout)) s") }
+        guard run.termination == .exited(0) else { throw failure(name, run.termination.description) }
+        return run.output
     }
 
     private static func failure(_ name: String, _ problem: String) -> VersionReader.Failure {

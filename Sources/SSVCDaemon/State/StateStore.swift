@@ -57,35 +57,10 @@ public struct StateStore: Sendable {
         } catch {
             throw Failure(description: "cannot encode the state: \(error)")
         }
-        let temporary = "\(path).tmp-\(getpid())"
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { throw failure("cannot create \(temporary)") }
-        var written = 0
-        let complete = data.withUnsafeBytes { buffer -> Bool in
-            while written < buffer.count {
-                let count = write(descriptor, buffer.baseAddress! + written, buffer.count - written)
-                if count < 0 && errno == EINTR { continue }
-                if count <= 0 { return false }
-                written += count
-            }
-            return true
-        }
-        guard complete, fsync(descriptor) == 0 else {
-            let error = failure("cannot write \(temporary)")
-            close(descriptor)
-            unlink(temporary)
-            throw error
-        }
-        close(descriptor)
-        guard rename(temporary, path) == 0 else {
-            let error = failure("cannot replace \(path)")
-            unlink(temporary)
-            throw error
-        }
-        let folder = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if folder >= 0 {
-            fsync(folder)
-            close(folder)
+        do {
+            try FileSystem.replace(path, with: Array(data), mode: 0o600, durable: true)
+        } catch {
+            throw Failure(description: error.description)
         }
     }
 
