@@ -31,7 +31,7 @@ final class TinyProxy {
     /// Starts it, on the same port after a `stop()`.
     func start() throws {
         for _ in 0..<5 {
-            if port == 0 { port = try Self.freePort() }
+            if port == 0 { port = try freeLoopbackPort() }
             var lines = [
                 "Port \(port)", "Listen 127.0.0.1", "Timeout 20", "LogLevel Info", "MaxClients 50", "DisableViaHeader Yes",
             ]
@@ -83,19 +83,5 @@ final class TinyProxy {
     /// Tunnels to `port` it was asked for (a 407 counts too).
     func tunnels(toPort port: Int) -> Int {
         log.split(separator: "\n").filter { $0.contains("Request (") && $0.contains("): CONNECT ") && $0.contains(":\(port) HTTP") }.count
-    }
-
-    private static func freePort() throws -> Int {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(descriptor) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0 }
-        }
-        try #require(bound, "no free port: \(String(cString: strerror(errno)))")
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 }
