@@ -97,7 +97,25 @@ struct Status: ParsableCommand {
 
     @OptionGroup var options: AppsOptions
 
-    func run() throws { try options.show(.getStatus) }
+    @Flag(help: ArgumentHelp(
+        "One line in the Monitoring Plugins format (Nagios, Icinga), with its exit code.",
+        discussion: "0 OK, 1 WARNING (an update available), 2 CRITICAL (an update required, or no success for two periods), "
+            + "3 UNKNOWN (the daemon does not answer within min(--timeout, 10) s, or no such app)."
+    ))
+    var nagios = false
+
+    func validate() throws {
+        if nagios && options.json { throw ValidationError("--nagios and --json exclude each other") }
+    }
+
+    func run() throws {
+        guard nagios else { try options.show(.getStatus) }
+        let result = Monitoring.plugin(
+            Monitoring.status(socket: options.client.socket, app: options.app, timeout: min(options.client.timeout, 10))
+        )
+        print(result.line)
+        throw ExitCode(result.code)
+    }
 }
 
 struct Check: ParsableCommand {

@@ -10,7 +10,7 @@ struct SSVCCtl: ParsableCommand {
             Exit codes: 0 up to date (also ahead and unknown), 10 update available, \
             11 update required (the worst over the apps shown), 1 error, 64 usage.
             """,
-        subcommands: [Status.self, Check.self, Watch.self, Reload.self, Evaluate.self]
+        subcommands: [Status.self, Check.self, Watch.self, Reload.self, Evaluate.self, Motd.self]
     )
 
     static func main() {

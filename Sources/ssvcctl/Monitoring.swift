@@ -1,0 +1,104 @@
+import ArgumentParser
+import FoundationEssentials
+import SSVCControl
+import SSVCCore
+
+/// The daemon's status as monitoring reads it: the Monitoring Plugins
+/// format (Nagios, Icinga) and the login banner.
+enum Monitoring {
+    /// `GetStatus` of one app or all, or why it could not be had, in words.
+    static func status(socket: String, app: String?, timeout: Int) -> Result<[AppStatus], Unreachable> {
+        do {
+            let client = try VarlinkClient(path: socket, replyTimeout: timeout)
+            let reply = try client.call(.getStatus, parameters: app.map { ["app": $0] } ?? [:])
+            return .success(try JSONDecoder().decode(AppListReply.self, from: Data(reply)).apps)
+        } catch let error as VarlinkClient.Failure {
+            return .failure(Unreachable(description: explain(error), noSuchApp: error.remoteName == .noSuchApp))
+        } catch {
+            return .failure(Unreachable(description: "the daemon sent an unexpected reply: \(error)", noSuchApp: false))
+        }
+    }
+
+    struct Unreachable: Error {
+        let description: String
+        let noSuchApp: Bool
+    }
+
+    private struct AppListReply: Decodable {
+        let apps: [AppStatus]
+    }
+
+    /// One plugin line and its exit code: 0 OK, 1 WARNING (an update
+    /// available), 2 CRITICAL (an update required, or no success for two
+    /// periods), 3 UNKNOWN (no answer, no such app).
+    static func plugin(_ result: Result<[AppStatus], Unreachable>) -> (line: String, code: Int32) {
+        let apps: [AppStatus]
+        switch result {
+        case let .failure(problem):
+            return ("SSVC UNKNOWN - \(problem.noSuchApp ? problem.description : "cannot ask ssvcd: \(problem.description)")", 3)
+        case let .success(list):
+            apps = list
+        }
+        let required = apps.filter { $0.status == .updateRequired }
+        let stale = apps.filter(\.stale)
+        let available = apps.filter { $0.status == .updateAvailable }
+        let failing = apps.filter { $0.consecutiveFailures > 0 }
+        let data = [("apps", apps.count), ("update_available", available.count), ("update_required", required.count), ("stale", stale.count),
+                    ("failing", failing.count)]
+            .map { "'\($0.0)'=\($0.1);;;0;" }.joined(separator: " ")
+        func named(_ apps: [AppStatus], versions: Bool) -> String {
+            apps.map { versions ? "\($0.name) (\(AppTable.versions($0)))" : $0.name }.joined(separator: ", ")
+        }
+        var problems: [String] = []
+        if !required.isEmpty { problems.append("update required: \(named(required, versions: true))") }
+        if !stale.isEmpty { problems.append("no success for two periods: \(named(stale, versions: false))") }
+        if !problems.isEmpty { return ("SSVC CRITICAL - \(problems.joined(separator: "; ")) | \(data)", 2) }
+        if !available.isEmpty { return ("SSVC WARNING - update available: \(named(available, versions: true)) | \(data)", 1) }
+        let failures = failing.isEmpty ? "" : "; \(failing.count) failing, last good answer kept"
+        let summary = apps.count == 1 ? "\(apps[0].name) \(apps[0].status.rawValue) (\(AppTable.versions(apps[0])))" : "\(apps.count) apps up to date"
+        return ("SSVC OK - \(summary)\(failures) | \(data)", 0)
+    }
+
+    /// At most this many apps in the banner; the rest are counted.
+    static let bannerLimit = 10
+
+    /// A few lines about the apps that need attention; empty when all is well.
+    static func banner(_ apps: [AppStatus]) -> String {
+        var lines: [String] = []
+        for app in apps {
+            var notes: [String] = []
+            switch app.status {
+            case .updateRequired: notes.append("update required: \(AppTable.versions(app))")
+            case .updateAvailable: notes.append("update available: \(AppTable.versions(app))")
+            case .upToDate, .ahead, .unknown: break
+            }
+            if app.consecutiveFailures > 0 { notes.append("checks failing (\(app.consecutiveFailures) in a row)") }
+            if app.stale { notes.append("information may be outdated") }
+            if !notes.isEmpty { lines.append("  \(app.name): \(notes.joined(separator: "; "))") }
+        }
+        guard !lines.isEmpty else { return "" }
+        let shown = lines.prefix(bannerLimit)
+        let more = lines.count > bannerLimit ? ["  … and \(lines.count - bannerLimit) more"] : []
+        return (["ssvc: version checks that need attention (ssvcctl status for details):"] + shown + more).joined(separator: "\n")
+    }
+}
+
+struct Motd: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Print the apps that need attention, for the login banner.",
+        discussion: """
+            Prints nothing when all is well, when the daemon does not answer within a second, \
+            or on any error; always exits 0, so that it never fails a login. \
+            /etc/update-motd.d/85-ssvc runs it.
+            """
+    )
+
+    @Option(help: ArgumentHelp("The daemon's socket.", valueName: "path"))
+    var socket = "/run/ssvc/io.ssvc.Daemon"
+
+    func run() {
+        guard case let .success(apps) = Monitoring.status(socket: socket, app: nil, timeout: 1) else { return }
+        let text = Monitoring.banner(apps)
+        if !text.isEmpty { print(text) }
+    }
+}
