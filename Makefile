@@ -8,7 +8,7 @@ APT_NEEDS  := libsystemd-dev libsodium-dev pkg-config
 # What the tests run besides the build: command → the Debian package that has it.
 TEST_NEEDS := openssl:openssl python3:python3 /lib/systemd/systemd-journald:systemd journalctl:systemd \
   systemd-nspawn:systemd-container debootstrap:debootstrap nsenter:util-linux tinyproxy:tinyproxy \
-  minisign:minisign
+  minisign:minisign prometheus-node-exporter:prometheus-node-exporter
 # The booted-system suite's Debian trees (debootstrap), kept between runs.
 SSVC_TREES ?= /var/tmp/ssvc-trees
 # What the benchmark compares ssvcd with.
@@ -129,6 +129,8 @@ install: $(if $(NO_BUILD),,binaries)
 	install -D -m 644 systemd/ssvcd.catalog $(DESTDIR)$(CATALOG_DIR)/ssvcd.catalog
 	install -D -m 644 etc/ssvcd.toml $(DESTDIR)/etc/ssvc/ssvcd.toml
 	install -d -m 755 $(DESTDIR)/etc/ssvc/apps.d
+	install -d -m 755 $(DESTDIR)/etc/ssvc/hooks.d
+	install -D -m 755 packaging/update-motd.d/85-ssvc $(DESTDIR)/etc/update-motd.d/85-ssvc
 	install -D -m 644 etc/apps.d/example.toml $(DESTDIR)$(DOC_DIR)/examples/apps.d/example.toml
 	install -D -m 644 README.md $(DESTDIR)$(DOC_DIR)/README.md
 

@@ -57,8 +57,7 @@ public struct AppStatus: Sendable, Equatable, Codable {
         nextCheckReason = next.reason
         consecutiveFailures = state.consecutiveFailures
         lastError = state.lastError
-        stale = state.isStale(now: now, schedule: schedule)
-            || signature?.hasExpired(signedAt: state.signature?.signedAt, now: now) == true
+        stale = state.isStale(now: now, schedule: schedule, signature: signature)
         signedAt = state.signature?.signedAt.map(RFC3339.format)
         signatureKeyId = state.signature?.keyID
         note = decision?.note

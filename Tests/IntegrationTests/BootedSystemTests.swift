@@ -34,6 +34,7 @@ struct BootedSystemTests {
         try day.install("/mnt/ssvc/\(file)")
         try day.activateThroughSocket()
         try day.checkAndJournal()
+        try day.integrations()
         try day.reloads()
         try day.unprivilegedUser()
         if suite == "trixie" { try day.varlinkctl() }
@@ -90,6 +91,8 @@ struct OperatorsDay {
     func mainPID() throws -> String { try output("systemctl show -p MainPID --value ssvcd.service") }
 
     func install(_ deb: String) throws {
+        // Where Debian's node_exporter reads text files: the package links its metrics there.
+        try sh("mkdir -p /var/lib/prometheus/node-exporter")
         let install = try sh("dpkg -i \(deb)")
         try #require(install.status == 0, "dpkg -i: \(install.standardOutput) \(install.standardError)")
         #expect(try output("systemctl is-enabled ssvcd.socket ssvcd.service") == "enabled\nenabled")
@@ -273,6 +276,35 @@ struct OperatorsDay {
             """)
     }
 
+    /// The operators' integrations under the full sandbox: the metrics file
+    /// in the unit's runtime folder, readable by any user through the
+    /// package's link for node_exporter; the login banner; the Nagios mode;
+    /// a hook run as the daemon's user, which may write its state folder
+    /// and nothing of the system's.
+    func integrations() throws {
+        #expect(try output("readlink /var/lib/prometheus/node-exporter/ssvc.prom") == "/run/ssvc/metrics/ssvc.prom")
+        #expect(try output("stat -c '%a' /run/ssvc/metrics /run/ssvc/metrics/ssvc.prom") == "755\n644")
+        let metrics = try sh("setpriv --reuid=nobody --regid=nogroup --clear-groups cat /var/lib/prometheus/node-exporter/ssvc.prom")
+        #expect(metrics.standardOutput.contains(#"ssvc_update_available{app="billing"} 1"#), "\(metrics.standardOutput) \(metrics.standardError)")
+        let banner = try output("/etc/update-motd.d/85-ssvc")
+        #expect(banner.contains("billing: update available: 1.0 → 1.1"), "\(banner)")
+        let nagios = try sh("ssvcctl status --nagios billing")
+        #expect(nagios.status == 1 && nagios.standardOutput.hasPrefix("SSVC WARNING - update available: billing"), "\(nagios.standardOutput)")
+
+        try sh("""
+            printf '#!/bin/sh\\necho "$SSVC_APP is $SSVC_STATUS, was $SSVC_PREVIOUS_STATUS"\\necho "$SSVC_APP" > "$STATE_DIRECTORY/hook-ran"\\ntouch /etc/ssvc/hooked\\n' \\
+              > /etc/ssvc/hooks.d/10-note && chmod 755 /etc/ssvc/hooks.d/10-note
+            printf 'url = "\(server.url("/hooked"))"\\nversion = "1.0"\\n' > /etc/ssvc/apps.d/hooked.toml
+            systemctl reload ssvcd.service
+            """)
+        #expect(try system.run(["ssvcctl", "check", "hooked"]).status == 10)
+        #expect(try wait { try journal("SSVC_HOOK=10-note").contains { ($0["MESSAGE"] as? String)?.contains("hooked is update-available, was unknown") == true } })
+        #expect(try wait { try sh("cat /var/lib/private/ssvc/hook-ran").standardOutput == "hooked\n" })
+        #expect(try wait { try !journal("SSVC_HOOK=10-note MESSAGE_ID=\(MessageID.hookFailed.rawValue)").isEmpty }, "touching /etc fails the hook")
+        #expect(try sh("test -e /etc/ssvc/hooked").status != 0, "a hook may not write /etc")
+        try sh("rm /etc/ssvc/hooks.d/10-note /etc/ssvc/apps.d/hooked.toml && systemctl reload ssvcd.service")
+    }
+
     /// A document minisign signed is verified by the sandboxed daemon (libsodium
     /// from the package's Depends), the journal names the key, and a
     /// tampered document is refused with the catalog's entry.
@@ -381,6 +413,7 @@ struct OperatorsDay {
         for path in [
             "/lib/systemd/system/ssvcd.service", "/lib/systemd/system/ssvcd.socket", "/usr/bin/ssvcd", "/var/lib/private/ssvc",
             "/var/lib/ssvc", "/etc/ssvc/ssvcd.toml", "/etc/systemd/system/sockets.target.wants/ssvcd.socket",
+            "/var/lib/prometheus/node-exporter/ssvc.prom", "/etc/update-motd.d/85-ssvc",
         ] {
             #expect(try sh("test -e \(path) || test -L \(path)").status != 0, "\(path) is left after purge")
         }

@@ -29,7 +29,9 @@ struct ConfigurationLoaderTests {
         let configuration = try load("", environment: ["STATE_DIRECTORY": "/var/lib/x:/other", "RUNTIME_DIRECTORY": "/run/x", "LANG": "de_DE.UTF-8"])
         let daemon = configuration.daemon
         #expect(daemon.stateDirectory == "/var/lib/x")
-        #expect(daemon.socketPath == "/run/x/io.ssvc.Daemon")
+        #expect(daemon.socketPath == "/run/ssvc/io.ssvc.Daemon")
+        #expect(daemon.metricsFile == "/run/x/ssvc.prom")
+        #expect(daemon.hooksDirectory == "/etc/ssvc/hooks.d")
         #expect(daemon.appsDirectory == "/etc/ssvc/apps.d")
         #expect(daemon.language == "de" && daemon.country == "DE")
         #expect(daemon.timeoutSeconds == 30 && daemon.maxResponseBytes == 1 << 20)
@@ -37,6 +39,12 @@ struct ConfigurationLoaderTests {
         let bare = try load("")
         #expect(bare.daemon.stateDirectory == "/var/lib/ssvc")
         #expect(bare.daemon.socketPath == "/run/ssvc/io.ssvc.Daemon")
+        #expect(bare.daemon.metricsFile == "/run/ssvc/ssvc.prom")
+        let off = try load("[daemon]\nmetrics-file = \"\"\nhooks-dir = \"\"\nsocket = \"/srv/s/sock\"\n")
+        #expect(off.daemon.metricsFile == nil && off.daemon.hooksDirectory == nil)
+        let beside = try load("[daemon]\nsocket = \"/srv/s/sock\"\nhooks-dir = \"hooks\"\n")
+        #expect(beside.daemon.metricsFile == "/srv/s/ssvc.prom")
+        #expect(beside.daemon.hooksDirectory == folder.path + "/hooks")
         #expect(bare.apps.isEmpty)
     }
 

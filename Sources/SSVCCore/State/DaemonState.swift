@@ -50,8 +50,10 @@ public struct AppState: Sendable, Equatable, Codable {
         CheckHistory(lastCheck: lastCheck, lastFetch: lastFetch, consecutiveFailures: consecutiveFailures, retryNotBefore: retryNotBefore)
     }
 
-    /// No success for two periods (or never, after checks were tried).
-    public func isStale(now: Date, schedule: Schedule) -> Bool {
+    /// No success for two periods (or never, after checks were tried), or
+    /// the stored response's signature is older than `signature` allows.
+    public func isStale(now: Date, schedule: Schedule, signature: SignatureRequirement? = nil) -> Bool {
+        if signature?.hasExpired(signedAt: self.signature?.signedAt, now: now) == true { return true }
         guard let period = schedule.period(at: now) else { return false }
         guard let lastSuccess else { return lastCheck != nil }
         return now.timeIntervalSince(lastSuccess) > 2 * period

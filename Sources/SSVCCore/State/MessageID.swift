@@ -9,6 +9,7 @@ public enum MessageID: String, Sendable, CaseIterable {
     case stateRecovered = "9965ab0fa7964e30beac5cd87bac8145"
     case configurationError = "913ae7582dd54f7fa83a5a53dc110921"
     case signatureRejected = "11c9caee148449df912c3fbf98de4880"
+    case hookFailed = "7bd170dae754492bb31680072d954a52"
 
     /// The entry kind for a check that concluded `status`.
     public static func forCheck(_ status: UpdateStatus) -> MessageID {

@@ -5,6 +5,7 @@ import Logging
 import ServiceLifecycle
 import SSVCControl
 import SSVCCore
+import SSVCPosix
 import SSVCSystemd
 
 /// Runs every app's checks on Dispatch timers (wall time, so time asleep
@@ -44,6 +45,12 @@ public actor CheckService: Service {
     private var watchers: [Int: (app: String?, continuation: AsyncStream<ControlEvent>.Continuation)] = [:]
     private var nextWatcher = 0
     private let timerQueue = DispatchQueue(label: "io.ssvc.timers")
+    /// `hooks-dir`'s runner; nil without one.
+    private var hooks: HookRunner?
+    /// The metrics file no longer says what the state says.
+    private var metricsDirty = true
+    /// The last reason the metrics file could not be written, said once.
+    private var metricsProblem: String?
 
     public init(
         configuration: Configuration, overrides: ConfigurationLoader.Overrides, environment: [String: String],
@@ -65,10 +72,12 @@ public actor CheckService: Service {
         self.machineID = machineID
         self.machine = machine
         self.idleMemory = idleMemory
+        hooks = configuration.daemon.hooksDirectory.map { HookRunner(directory: $0, environment: environment, logger: logger) }
     }
 
     public func run() async throws {
         for app in configuration.apps { arm(app.name, atStart: true) }
+        writeMetrics()
         ServiceNotifier.notify("READY=1\nSTATUS=\(summary())")
         logger.info("started with \(configuration.apps.count) apps", metadata: ["SSVC_STATE_DIR": "\(store.directory)"])
         idleMemory?.noteActivity()
@@ -97,6 +106,8 @@ public actor CheckService: Service {
         for task in inFlight.values { await task.value }
         for task in retiring.values { await task.value }
         save()
+        // Figures of a stopped daemon would read as current: none is better.
+        if let path = configuration.daemon.metricsFile { unlink(path) }
         await fetcher.shutdown()
         logger.info("stopped; state written to \(store.path)")
     }
@@ -191,9 +202,15 @@ public actor CheckService: Service {
             plans[name] = nil
         }
         state.apps = state.apps.filter { names.contains($0.key) }
+        if next.daemon.hooksDirectory != configuration.daemon.hooksDirectory {
+            hooks = next.daemon.hooksDirectory.map { HookRunner(directory: $0, environment: environment, logger: logger) }
+        }
+        if next.daemon.metricsFile != configuration.daemon.metricsFile, let old = configuration.daemon.metricsFile { unlink(old) }
         configuration = next
         for app in next.apps { arm(app.name, atStart: true) }
         save()
+        metricsDirty = true
+        writeMetrics()
         logger.info("configuration reloaded: \(next.apps.count) apps")
         publish(ControlEvent(kind: .reload, at: RFC3339.format(Date()), app: nil, message: nil))
         ServiceNotifier.notify("STATUS=\(summary())")
@@ -290,7 +307,10 @@ public actor CheckService: Service {
     private func releaseCheckSlot() {
         if waitingChecks.isEmpty {
             runningChecks -= 1
-            if runningChecks == 0 { idleMemory?.noteActivity() }
+            if runningChecks == 0 {
+                writeMetrics()
+                idleMemory?.noteActivity()
+            }
         } else {
             waitingChecks.removeFirst().resume()
         }
@@ -319,8 +339,10 @@ public actor CheckService: Service {
         state.apps[name] = after
         arm(name, atStart: false)
         save()
+        metricsDirty = true
         journal.check(app, state: after, outcome: result.outcome, next: plans[app.name])
         for notice in notices { journal.notice(app, notice) }
+        runHooks(app, before: before, after: after, notices: notices)
         if !watchers.isEmpty {
             let appStatus = status(of: name)?.first
             publish(ControlEvent(kind: .check, at: RFC3339.format(started), app: appStatus, message: nil))
@@ -329,6 +351,54 @@ public actor CheckService: Service {
             }
         }
         ServiceNotifier.notify("STATUS=\(summary())")
+    }
+
+    // MARK: Reporting
+
+    /// Tells the hooks about a changed status and each notice shown.
+    private func runHooks(_ app: AppConfiguration, before: AppState, after: AppState, notices: [MessageNotice]) {
+        guard let hooks else { return }
+        let (previous, status) = (before.decision?.status ?? .unknown, after.decision?.status ?? .unknown)
+        func event(_ kind: HookRunner.Event.Kind, message: String? = nil) -> HookRunner.Event {
+            HookRunner.Event(
+                kind: kind, app: app.name, status: status, previousStatus: previous, currentVersion: after.currentVersion,
+                latestVersion: after.decision?.latestVersion, url: app.url, message: message
+            )
+        }
+        if previous != status { hooks.run(event(.statusChanged)) }
+        for notice in notices {
+            let text = [notice.description.title, notice.description.message].compactMap { $0 }.joined(separator: ": ")
+            hooks.run(event(.notice, message: text))
+        }
+    }
+
+    /// Writes the metrics file when the state changed since the last time:
+    /// at start, after each burst of checks, after a reload. Never on a timer.
+    private func writeMetrics() {
+        guard metricsDirty, let path = configuration.daemon.metricsFile else { return }
+        let now = Date()
+        let apps = configuration.apps.map { app in
+            let appState = state.apps[app.name] ?? AppState()
+            return MetricsExposition.App(
+                name: app.name, format: app.format.rawValue, schedule: app.schedule.rawValue, currentVersion: appState.currentVersion,
+                latestVersion: appState.decision?.latestVersion, status: appState.decision?.status ?? .unknown,
+                lastCheck: appState.lastCheck, lastSuccess: appState.lastSuccess, nextCheck: plans[app.name]?.at,
+                consecutiveFailures: appState.consecutiveFailures,
+                stale: appState.isStale(now: now, schedule: app.schedule, signature: app.signature)
+            )
+        }
+        do {
+            try FileSystem.replace(path, with: Array(MetricsExposition.render(apps).utf8), mode: 0o644, durable: false)
+            metricsDirty = false
+            if metricsProblem != nil { logger.info("metrics file \(path) written again") }
+            metricsProblem = nil
+        } catch {
+            // Said once, not at every check: the next burst tries again.
+            if metricsProblem != error.description {
+                logger.warning("cannot write the metrics file: \(error)", metadata: ["SSVC_ERROR": "\(error)"])
+            }
+            metricsProblem = error.description
+        }
     }
 
     private func save() {

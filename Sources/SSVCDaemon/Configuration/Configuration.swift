@@ -30,6 +30,10 @@ public struct DaemonSettings: Sendable, Equatable {
     public var proxy: ProxyPolicy
     /// The client certificate apps present unless they name their own.
     public var clientIdentity: ClientIdentity?
+    /// The Prometheus text file written at each change; nil: none.
+    public var metricsFile: String?
+    /// Executables run when an app's status changes; nil: none.
+    public var hooksDirectory: String?
 }
 
 /// Where an app's running version comes from; read again before every check.

@@ -105,10 +105,10 @@ public enum ConfigurationLoader {
             "state-dir", "socket", "apps-dir", "language", "country", "control-group", "timeout-seconds",
             "max-response-bytes", "ca-file", "min-interval-seconds", "first-check-window-seconds", "catch-up-window-seconds",
             "idle-timeout-seconds", "proxy", "no-proxy", "client-certificate", "client-key", "client-key-credential",
+            "metrics-file", "hooks-dir",
         ])
         let locale = LocaleSettings.fromEnvironment(environment)
         let stateDefault = environment["STATE_DIRECTORY"].flatMap { $0.split(separator: ":").first.map(String.init) } ?? "/var/lib/ssvc"
-        let runtime = environment["RUNTIME_DIRECTORY"].flatMap { $0.split(separator: ":").first.map(String.init) } ?? "/run/ssvc"
         let caFile = try table.path("ca-file")
         if let caFile, !FileSystem.exists(caFile) {
             throw ConfigurationError(file: file, key: "daemon.ca-file", problem: "\(caFile) does not exist")
@@ -134,9 +134,13 @@ public enum ConfigurationLoader {
         } catch {
             throw ConfigurationError(file: "environment", problem: error.description)
         }
+        let socketPath = try table.path("socket") ?? "/run/ssvc/io.ssvc.Daemon"
+        // The runtime folder: systemd's RuntimeDirectory=, else the socket's.
+        let runtime = environment["RUNTIME_DIRECTORY"].flatMap { $0.split(separator: ":").first.map(String.init) }
+            ?? socketPath.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
         return DaemonSettings(
             stateDirectory: try table.path("state-dir") ?? stateDefault,
-            socketPath: try table.path("socket") ?? runtime + "/io.ssvc.Daemon",
+            socketPath: socketPath,
             appsDirectory: try table.path("apps-dir") ?? defaultAppsDirectory,
             language: try table.string("language") ?? locale.language,
             country: try table.string("country") ?? locale.country,
@@ -152,8 +156,16 @@ public enum ConfigurationLoader {
                 minimumInterval: Double(try table.integer("min-interval-seconds", minimum: 0) ?? 30)
             ),
             proxy: ProxyPolicy(environment: environmentProxies, daemon: daemonProxy, daemonNoProxy: daemonNoProxy),
-            clientIdentity: try clientIdentity(table, environment: environment)
+            clientIdentity: try clientIdentity(table, environment: environment),
+            metricsFile: try optionalPath(table, "metrics-file", default: runtime + "/ssvc.prom"),
+            hooksDirectory: try optionalPath(table, "hooks-dir", default: "/etc/ssvc/hooks.d")
         )
+    }
+
+    /// A path that `""` turns off; `fallback` when absent.
+    private static func optionalPath(_ reader: TableReader, _ member: String, default fallback: String) throws(ConfigurationError) -> String? {
+        if try reader.string(member) == "" { return nil }
+        return try reader.path(member) ?? fallback
     }
 
     /// `proxy`: "none" or a proxy URL.

@@ -1,0 +1,95 @@
+import FoundationEssentials
+import SSVCCore
+
+/// The apps as Prometheus's text exposition format, for node_exporter's
+/// textfile collector: gauges only, `# HELP` and `# TYPE` for each family,
+/// no sample timestamps (node_exporter refuses a file that has them).
+public enum MetricsExposition {
+    /// One app's figures.
+    public struct App: Sendable, Equatable {
+        public var name: String
+        public var format: String
+        public var schedule: String
+        public var currentVersion: String?
+        public var latestVersion: String?
+        public var status: UpdateStatus
+        public var lastCheck: Date?
+        public var lastSuccess: Date?
+        public var nextCheck: Date?
+        public var consecutiveFailures: Int
+        public var stale: Bool
+
+        public init(
+            name: String, format: String, schedule: String, currentVersion: String?, latestVersion: String?, status: UpdateStatus,
+            lastCheck: Date?, lastSuccess: Date?, nextCheck: Date?, consecutiveFailures: Int, stale: Bool
+        ) {
+            self.name = name
+            self.format = format
+            self.schedule = schedule
+            self.currentVersion = currentVersion
+            self.latestVersion = latestVersion
+            self.status = status
+            self.lastCheck = lastCheck
+            self.lastSuccess = lastSuccess
+            self.nextCheck = nextCheck
+            self.consecutiveFailures = consecutiveFailures
+            self.stale = stale
+        }
+    }
+
+    public static func render(_ apps: [App]) -> String {
+        var text = ""
+        func family(_ name: String, _ help: String, _ samples: (App) -> [(labels: String, value: String)]) {
+            text += "# HELP \(name) \(help)\n# TYPE \(name) gauge\n"
+            for app in apps {
+                for sample in samples(app) {
+                    text += "\(name){app=\"\(escape(app.name))\"\(sample.labels)} \(sample.value)\n"
+                }
+            }
+        }
+        func one(_ value: String?) -> [(labels: String, value: String)] { value.map { [("", $0)] } ?? [] }
+        func flag(_ value: Bool) -> String { value ? "1" : "0" }
+        func seconds(_ date: Date?) -> String? { date.map { String(Int64(date: $0)) } }
+
+        family("ssvc_app_info", "An app ssvcd checks: its format, schedule and versions (1).") { app in
+            let labels = ",format=\"\(escape(app.format))\",schedule=\"\(escape(app.schedule))\""
+                + ",current_version=\"\(escape(app.currentVersion ?? ""))\",latest_version=\"\(escape(app.latestVersion ?? ""))\""
+            return [(labels, "1")]
+        }
+        family("ssvc_status", "1 for the app's status, 0 for each other status.") { app in
+            UpdateStatus.allCases.map { status in (",status=\"\(status.rawValue)\"", flag(status == app.status)) }
+        }
+        family("ssvc_update_available", "1 when the server offers a newer version.") { one(flag($0.status == .updateAvailable)) }
+        family("ssvc_update_required", "1 when the server no longer supports the running version.") { one(flag($0.status == .updateRequired)) }
+        family("ssvc_last_check_timestamp_seconds", "When the last check ran, successful or not (Unix time).") { one(seconds($0.lastCheck)) }
+        family("ssvc_last_success_timestamp_seconds", "When the last check succeeded (Unix time).") { one(seconds($0.lastSuccess)) }
+        family("ssvc_next_check_timestamp_seconds", "When the next check is due (Unix time); absent when checks are manual only.") {
+            one(seconds($0.nextCheck))
+        }
+        family("ssvc_consecutive_failures", "Failed checks since the last success.") { one(String($0.consecutiveFailures)) }
+        family("ssvc_stale", "1 when the app's information may be outdated: no success for two periods, or an expired signature.") {
+            one(flag($0.stale))
+        }
+        return text
+    }
+
+    /// A label value as the format wants it: backslash, double quote and
+    /// line feed escaped.
+    static func escape(_ value: String) -> String {
+        var escaped = ""
+        for character in value.unicodeScalars {
+            switch character {
+            case "\\": escaped += "\\\\"
+            case "\"": escaped += "\\\""
+            case "\n": escaped += "\\n"
+            default: escaped.unicodeScalars.append(character)
+            }
+        }
+        return escaped
+    }
+}
+
+private extension Int64 {
+    /// Whole Unix seconds.
+    init(date: Date) { self = Int64(date.timeIntervalSince1970.rounded(.down)) }
+}

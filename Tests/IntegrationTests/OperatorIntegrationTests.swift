@@ -1,0 +1,231 @@
+import Foundation
+import SSVCCore
+import Testing
+
+private let upToDateBody = #"{"SSVCLatestVersionKey":"1.0","SSVCMinimumSupportedVersionNumber":0}"#
+private let requiredBody = #"{"SSVCLatestVersionKey":"2.0","SSVCMinimumSupportedVersionNumber":33554432}"#
+
+/// `ssvcctl ARGUMENTS` against the daemon's socket, timed.
+private func ssvcctl(_ daemon: DaemonProcess?, _ arguments: [String], socket: String? = nil) throws -> (result: CommandResult, seconds: Double) {
+    let started = Date()
+    let path = socket ?? daemon?.socketPath ?? "/nonexistent/ssvc.sock"
+    let result = try Executable.run("ssvcctl", ["--socket", path] + arguments)
+    return (result, Date().timeIntervalSince(started))
+}
+
+@Suite("operators' integrations: node_exporter, login banner, Nagios mode")
+struct OperatorIntegrationTests {
+    @Test("node_exporter's textfile collector reads the metrics file, before and after a status change, without a scrape error")
+    func nodeExporter() throws {
+        let server = try VersionServer(scenario: ["body": goodBody])
+        let folder = try TemporaryFolder()
+        let textfiles = folder.url.appendingPathComponent("textfiles").path
+        try FileManager.default.createDirectory(atPath: textfiles, withIntermediateDirectories: true)
+        let daemon = try DaemonProcess(
+            daemon: "metrics-file = \"\(textfiles)/ssvc.prom\"",
+            apps: appTable("billing", url: server.url("/b")) + "\n" + "[[app]]\nname = \"manual\"\nurl = \"\(server.url("/m"))\"\nschedule = \"never\"\nversion = \"1.0\"\n"
+        )
+        #expect(daemon.wait { daemon.app("billing")?["lastSuccess"] != nil }, "\(daemon.log)")
+        let exporter = try NodeExporter(textfiles: textfiles, logFolder: folder)
+
+        var metrics = ""
+        #expect(eventually(within: 10) {
+            metrics = (try? exporter.scrape()) ?? ""
+            return metrics.contains(#"ssvc_update_available{app="billing"} 1"#)
+        }, "\(metrics)")
+        #expect(metrics.contains("node_textfile_scrape_error 0"), "\(exporter.log)")
+        #expect(metrics.contains(#"ssvc_app_info{app="billing",current_version="1.0",format="ssvc",latest_version="1.1",schedule="daily"} 1"#))
+        #expect(metrics.contains(#"ssvc_status{app="billing",status="update-available"} 1"#))
+        #expect(metrics.contains(#"ssvc_status{app="billing",status="up-to-date"} 0"#))
+        #expect(metrics.contains(#"ssvc_update_required{app="billing"} 0"#))
+        #expect(metrics.contains(#"ssvc_consecutive_failures{app="billing"} 0"#))
+        #expect(metrics.contains(#"ssvc_stale{app="billing"} 0"#))
+        #expect(metrics.contains("# HELP ssvc_last_success_timestamp_seconds "))
+        #expect(metrics.contains(#"ssvc_next_check_timestamp_seconds{app="billing"} "#))
+        #expect(!metrics.contains(#"ssvc_next_check_timestamp_seconds{app="manual"}"#), "manual-only has no next check")
+        let lastCheck = try #require(metrics.split(separator: "\n").first { $0.hasPrefix(#"ssvc_last_check_timestamp_seconds{app="billing"} "#) })
+        let seconds = try #require(Double(lastCheck.split(separator: " ").last ?? ""))
+        #expect(abs(seconds - Date().timeIntervalSince1970) < 120)
+
+        var info = stat()
+        #expect(stat(textfiles + "/ssvc.prom", &info) == 0 && info.st_mode & 0o777 == 0o644)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: textfiles) == ["ssvc.prom"], "no temporary left")
+
+        try server.set(["body": upToDateBody])
+        #expect(try ssvcctl(daemon, ["check", "billing"]).result.status == 0)
+        #expect(eventually(within: 10) {
+            metrics = (try? exporter.scrape()) ?? ""
+            return metrics.contains(#"ssvc_status{app="billing",status="up-to-date"} 1"#)
+        }, "\(metrics)")
+        #expect(metrics.contains(#"ssvc_update_available{app="billing"} 0"#))
+        #expect(metrics.contains("node_textfile_scrape_error 0"))
+
+        #expect(daemon.stop() == 0)
+        #expect(!FileManager.default.fileExists(atPath: textfiles + "/ssvc.prom"), "a stopped daemon leaves no figures behind")
+    }
+
+    @Test("the metrics file is written at changes only: nothing is rewritten while idle")
+    func metricsOnlyOnChange() throws {
+        let server = try VersionServer(scenario: ["body": goodBody])
+        let daemon = try DaemonProcess(apps: appTable("app", url: server.url("/a")))
+        let path = daemon.folder.url.appendingPathComponent("ssvc.prom").path
+        #expect(daemon.wait { daemon.app("app")?["lastSuccess"] != nil && FileManager.default.fileExists(atPath: path) }, "\(daemon.log)")
+        let written = try FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date
+        Thread.sleep(forTimeInterval: 2)
+        #expect(try FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date == written)
+        #expect(try String(contentsOfFile: path, encoding: .utf8).contains(#"ssvc_update_available{app="app"} 1"#))
+        #expect(daemon.stop() == 0)
+    }
+
+    @Test("ssvcctl motd: the apps needing attention; nothing when all is well, and nothing within 1.5 s when the daemon is down or hung")
+    func loginBanner() throws {
+        let down = try ssvcctl(nil, ["motd"])
+        #expect(down.result.status == 0 && down.result.standardOutput.isEmpty && down.result.standardError.isEmpty)
+        #expect(down.seconds < 1.5)
+
+        let server = try VersionServer(scenario: ["body": upToDateBody, "paths": ["/req": ["body": requiredBody], "/avail": ["body": goodBody]]])
+        let calm = try DaemonProcess(apps: appTable("calm", url: server.url("/ok")))
+        #expect(calm.wait { calm.app("calm")?["lastSuccess"] != nil }, "\(calm.log)")
+        let quiet = try ssvcctl(calm, ["motd"])
+        #expect(quiet.result.status == 0 && quiet.result.standardOutput.isEmpty, "\(quiet.result.standardOutput)")
+        #expect(calm.stop() == 0)
+
+        let daemon = try DaemonProcess(apps: [
+            appTable("required", url: server.url("/req")), appTable("available", url: server.url("/avail")), appTable("fine", url: server.url("/ok")),
+        ].joined(separator: "\n"))
+        #expect(daemon.wait { ["required", "available", "fine"].allSatisfy { daemon.app($0)?["lastSuccess"] != nil } }, "\(daemon.log)")
+        let banner = try ssvcctl(daemon, ["motd"]).result
+        #expect(banner.status == 0)
+        #expect(banner.standardOutput == """
+            ssvc: version checks that need attention (ssvcctl status for details):
+              required: update required: 1.0 → 2.0
+              available: update available: 1.0 → 1.1
+
+            """, "\(banner.standardOutput)")
+
+        kill(daemon.process.pid, SIGSTOP)
+        defer { kill(daemon.process.pid, SIGCONT) }
+        let hung = try ssvcctl(daemon, ["motd"])
+        #expect(hung.result.status == 0 && hung.result.standardOutput.isEmpty)
+        #expect(hung.seconds < 1.5, "\(hung.seconds) s")
+    }
+
+    @Test("ssvcctl status --nagios: OK, WARNING, CRITICAL (required, and stale), UNKNOWN (down, no such app)")
+    func nagios() throws {
+        let server = try VersionServer(scenario: ["body": upToDateBody, "paths": ["/req": ["body": requiredBody], "/avail": ["body": goodBody]]])
+        let daemon = try DaemonProcess(apps: [
+            appTable("required", url: server.url("/req")), appTable("available", url: server.url("/avail")), appTable("fine", url: server.url("/ok")),
+            appTable("also-fine", url: server.url("/ok")),
+        ].joined(separator: "\n"))
+        #expect(daemon.wait { ["required", "available", "fine", "also-fine"].allSatisfy { daemon.app($0)?["lastSuccess"] != nil } })
+
+        let ok = try ssvcctl(daemon, ["status", "--nagios", "fine"]).result
+        #expect(ok.status == 0)
+        #expect(ok.standardOutput == "SSVC OK - fine up-to-date (1.0 → 1.0) | 'apps'=1;;;0; 'update_available'=0;;;0; 'update_required'=0;;;0; 'stale'=0;;;0; 'failing'=0;;;0;\n")
+        let warning = try ssvcctl(daemon, ["status", "--nagios", "available"]).result
+        #expect(warning.status == 1)
+        #expect(warning.standardOutput.hasPrefix("SSVC WARNING - update available: available (1.0 → 1.1) | 'apps'=1;;;0; 'update_available'=1;;;0;"))
+        let critical = try ssvcctl(daemon, ["status", "--nagios"]).result
+        #expect(critical.status == 2)
+        #expect(critical.standardOutput.hasPrefix("SSVC CRITICAL - update required: required (1.0 → 2.0) | 'apps'=4;;;0; 'update_available'=1;;;0; 'update_required'=1;;;0;"), "\(critical.standardOutput)")
+        let missing = try ssvcctl(daemon, ["status", "--nagios", "nope"]).result
+        #expect(missing.status == 3)
+        #expect(missing.standardOutput == "SSVC UNKNOWN - no such app: nope\n")
+        #expect(daemon.stop() == 0)
+
+        // Three days without a success on a daily schedule: stale.
+        try server.set(["body": upToDateBody, "status": 500])
+        try ageState(in: daemon.stateDirectory, by: 3 * 86_400)
+        let restarted = try DaemonProcess(apps: appTable("fine", url: server.url("/ok")), folder: daemon.folder)
+        #expect(restarted.wait { (restarted.app("fine")?["consecutiveFailures"] as? Int ?? 0) > 0 }, "\(restarted.log)")
+        let stale = try ssvcctl(restarted, ["status", "--nagios"]).result
+        #expect(stale.status == 2)
+        #expect(stale.standardOutput.hasPrefix("SSVC CRITICAL - no success for two periods: fine | 'apps'=1;;;0; 'update_available'=0;;;0; 'update_required'=0;;;0; 'stale'=1;;;0; 'failing'=1;;;0;"), "\(stale.standardOutput)")
+        #expect(restarted.stop() == 0)
+
+        let down = try ssvcctl(nil, ["status", "--nagios"]).result
+        #expect(down.status == 3)
+        #expect(down.standardOutput.hasPrefix("SSVC UNKNOWN - cannot ask ssvcd: cannot connect to /nonexistent/ssvc.sock"), "\(down.standardOutput)")
+    }
+}
+
+@Suite("operators' integrations: hooks")
+struct HookTests {
+    @Test("hooks run in name order on a status change with the SSVC_ environment; failing, slow, hidden and non-executable ones change nothing else")
+    func hooks() throws {
+        let folder = try TemporaryFolder()
+        let hooks = folder.url.appendingPathComponent("hooks.d").path
+        let record = folder.url.appendingPathComponent("recorded").path
+        try FileManager.default.createDirectory(atPath: hooks, withIntermediateDirectories: true)
+        func hook(_ name: String, _ body: String, mode: Int = 0o755) throws {
+            let path = try folder.file("hooks.d/\(name)", "#!/bin/sh\necho \"$(basename \"$0\")\" >> '\(record).order'\n\(body)\n")
+            try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: path)
+        }
+        try hook("10-record", "env | grep -E '^SSVC_(EVENT|APP|STATUS|PREVIOUS_STATUS|CURRENT_VERSION|LATEST_VERSION|URL|MESSAGE)=' | sort > '\(record).tmp' && mv '\(record).tmp' '\(record)'.$SSVC_EVENT\necho recorded $SSVC_APP\necho stdin=$(readlink /proc/$$/fd/0)")
+        try hook("20-fail", "echo failing on purpose >&2\nexit 3")
+        // A duration of its own, to find exactly this test's sleeps.
+        let sleep = "sleep \(Int.random(in: 100_000...999_999))"
+        try hook("30-slow", "\(sleep) &\n\(sleep)")
+        try hook("40-not-executable", "", mode: 0o644)
+        try hook(".hidden", "")
+
+        let server = try VersionServer(scenario: ["body": goodBody])
+        let daemon = try DaemonProcess(daemon: "hooks-dir = \"hooks.d\"", apps: appTable("app", url: server.url("/a")), folder: folder)
+        #expect(daemon.wait { FileManager.default.fileExists(atPath: record + ".status-changed") }, "\(daemon.log)")
+        let environment = try String(contentsOfFile: record + ".status-changed", encoding: .utf8)
+        #expect(environment == """
+            SSVC_APP=app
+            SSVC_CURRENT_VERSION=1.0
+            SSVC_EVENT=status-changed
+            SSVC_LATEST_VERSION=1.1
+            SSVC_PREVIOUS_STATUS=unknown
+            SSVC_STATUS=update-available
+            SSVC_URL=\(server.url("/a"))
+
+            """, "\(environment)")
+
+        // The slow hook holds neither the socket nor checks.
+        let check = try ssvcctl(daemon, ["check", "app"])
+        #expect(check.result.status == 10 && check.seconds < 10, "\(check.seconds) s")
+        #expect(daemon.wait(45) { daemon.log.contains("hook 30-slow (app, status-changed) failed: did not finish within 30 s and was killed") }, "\(daemon.log)")
+
+        let log = daemon.log
+        #expect(log.contains("hook 10-record (app): recorded app"), "\(log)")
+        #expect(log.contains("hook 10-record (app): stdin=/dev/null"))
+        #expect(log.contains("hook 20-fail (app): failing on purpose"))
+        #expect(log.contains("hook 20-fail (app, status-changed) failed: exited with status 3"))
+        #expect(log.contains("MESSAGE_ID=\(MessageID.hookFailed.rawValue)"))
+        // In name order, one at a time; the hidden and the non-executable
+        // never ran, and the check that changed no status ran none.
+        let order = try String(contentsOfFile: record + ".order", encoding: .utf8)
+        #expect(order == "10-record\n20-fail\n30-slow\n", "\(order)")
+        #expect(daemon.wait(5) { (try? Executable.run("/usr/bin/pgrep", ["-f", "^\(sleep)$"]).standardOutput.isEmpty) == true },
+                "the slow hook's whole process group is killed")
+        #expect(daemon.stop() == 0)
+    }
+
+    @Test("a Turkcell message shown runs the hooks with SSVC_EVENT=notice and SSVC_MESSAGE")
+    func notice() throws {
+        let folder = try TemporaryFolder()
+        let record = folder.url.appendingPathComponent("notice").path
+        try FileManager.default.createDirectory(at: folder.url.appendingPathComponent("hooks.d"), withIntermediateDirectories: true)
+        let hook = try folder.file("hooks.d/10-notice", """
+            #!/bin/sh
+            [ "$SSVC_EVENT" = notice ] && printf '%s|%s|%s\\n' "$SSVC_APP" "$SSVC_STATUS" "$SSVC_MESSAGE" >> '\(record)'
+            exit 0
+            """)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: hook)
+        let document = #"""
+            {"packageName":"io.ssvc.test","updates":[],
+             "messages":[{"id":"m1","descriptions":{"*":{"title":"Maintenance","message":"Down on Friday."}}}]}
+            """#
+        let server = try VersionServer(scenario: ["body": document])
+        let daemon = try DaemonProcess(
+            daemon: "hooks-dir = \"hooks.d\"",
+            apps: appTable("tc", url: server.url("/t"), extra: "format = \"turkcell\"\napp-id = \"io.ssvc.test\""), folder: folder
+        )
+        #expect(daemon.wait { (try? String(contentsOfFile: record, encoding: .utf8))?.hasSuffix("\n") == true }, "\(daemon.log)")
+        #expect(try String(contentsOfFile: record, encoding: .utf8) == "tc|up-to-date|Maintenance: Down on Friday.\n")
+        #expect(daemon.stop() == 0)
+    }
+}

@@ -1,0 +1,46 @@
+import FoundationEssentials
+@testable import SSVCDaemon
+import SSVCCore
+import Testing
+
+@Suite("metrics file: Prometheus's text exposition format")
+struct MetricsExpositionTests {
+    let now = Date(timeIntervalSince1970: 1_795_000_000)
+
+    func app(_ name: String, status: UpdateStatus, current: String? = "1.0", latest: String? = "1.1", next: Date? = nil) -> MetricsExposition.App {
+        MetricsExposition.App(
+            name: name, format: "ssvc", schedule: "daily", currentVersion: current, latestVersion: latest, status: status,
+            lastCheck: now, lastSuccess: nil, nextCheck: next, consecutiveFailures: 2, stale: true
+        )
+    }
+
+    @Test("each family once with HELP and TYPE gauge, every app's samples under it, no sample timestamps")
+    func families() {
+        let text = MetricsExposition.render([app("a", status: .updateRequired, next: now.addingTimeInterval(60.7)), app("b", status: .upToDate)])
+        let lines = text.split(separator: "\n")
+        let families = lines.filter { $0.hasPrefix("# TYPE ") }
+        #expect(families.count == 9)
+        #expect(families.allSatisfy { $0.hasSuffix(" gauge") })
+        #expect(lines.filter { $0.hasPrefix("# HELP ") }.count == 9)
+        for sample in lines where !sample.hasPrefix("#") {
+            #expect(sample.split(separator: "} ").count == 2 && !sample.split(separator: "} ")[1].contains(" "), "a timestamp in \(sample)")
+        }
+        #expect(lines.contains(#"ssvc_status{app="a",status="update-required"} 1"#))
+        #expect(lines.filter { $0.hasPrefix(#"ssvc_status{app="a","#) && $0.hasSuffix(" 0") }.count == 4)
+        #expect(lines.contains(#"ssvc_update_required{app="a"} 1"#))
+        #expect(lines.contains(#"ssvc_update_required{app="b"} 0"#))
+        #expect(lines.contains(#"ssvc_next_check_timestamp_seconds{app="a"} 1795000060"#))
+        #expect(!lines.contains { $0.hasPrefix(#"ssvc_next_check_timestamp_seconds{app="b"}"#) })
+        #expect(!lines.contains { $0.hasPrefix("ssvc_last_success_timestamp_seconds{") }, "never succeeded: no sample")
+        #expect(lines.contains(#"ssvc_last_check_timestamp_seconds{app="a"} 1795000000"#))
+        #expect(lines.contains(#"ssvc_consecutive_failures{app="b"} 2"#))
+        #expect(lines.contains(#"ssvc_stale{app="b"} 1"#))
+        #expect(text.hasSuffix("\n"))
+    }
+
+    @Test("label values escape backslash, double quote and line feed; absent versions are empty")
+    func escaping() {
+        let text = MetricsExposition.render([app("a", status: .unknown, current: #"1.0 "beta"\x"# + "\n2", latest: nil)])
+        #expect(text.contains(#"current_version="1.0 \"beta\"\\x\n2",latest_version="""#), "\(text)")
+    }
+}
