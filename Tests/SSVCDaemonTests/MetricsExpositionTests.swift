@@ -16,7 +16,7 @@ struct MetricsExpositionTests {
 
     @Test("each family once with HELP and TYPE gauge, every app's samples under it, no sample timestamps")
     func families() {
-        let text = MetricsExposition.render([app("a", status: .updateRequired, next: now.addingTimeInterval(60.7)), app("b", status: .upToDate)])
+        let text = String(decoding: MetricsExposition.render([app("a", status: .updateRequired, next: now.addingTimeInterval(60.7)), app("b", status: .upToDate)]), as: UTF8.self)
         let lines = text.split(separator: "\n")
         let families = lines.filter { $0.hasPrefix("# TYPE ") }
         #expect(families.count == 9)
@@ -40,7 +40,7 @@ struct MetricsExpositionTests {
 
     @Test("label values escape backslash, double quote and line feed; absent versions are empty")
     func escaping() {
-        let text = MetricsExposition.render([app("a", status: .unknown, current: #"1.0 "beta"\x"# + "\n2", latest: nil)])
+        let text = String(decoding: MetricsExposition.render([app("a", status: .unknown, current: #"1.0 "beta"\x"# + "\n2", latest: nil)]), as: UTF8.self)
         #expect(text.contains(#"current_version="1.0 \"beta\"\\x\n2",latest_version="""#), "\(text)")
     }
 }

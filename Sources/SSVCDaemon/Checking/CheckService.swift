@@ -388,7 +388,7 @@ public actor CheckService: Service {
             )
         }
         do {
-            try FileSystem.replace(path, with: Array(MetricsExposition.render(apps).utf8), mode: 0o644, durable: false)
+            try FileSystem.replace(path, with: MetricsExposition.render(apps), mode: 0o644, durable: false)
             metricsDirty = false
             if metricsProblem != nil { logger.info("metrics file \(path) written again") }
             metricsProblem = nil

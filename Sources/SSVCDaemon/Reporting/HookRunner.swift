@@ -1,17 +1,18 @@
 @preconcurrency import Glibc
 import Dispatch
 import Logging
-import NIOConcurrencyHelpers
 import SSVCCore
 import SSVCPosix
 
 /// Runs the executables of `hooks-dir` when an app's status changes or a
 /// Turkcell message is shown: in name order, without a shell, standard
 /// input on /dev/null, each for at most 30 s (then its process group is
-/// killed). One app's hooks run one at a time, on a serial queue of the
-/// app's own, so that hooks never hold up checks or the socket. Their output
-/// goes to the journal line by line; a failure is logged and changes
-/// nothing else.
+/// killed). They run on a few serial queues of their own, an app always on
+/// the same one, so that one app's hooks run one at a time and hooks never
+/// hold up checks or the socket; a slow hook delays only the apps that
+/// share its queue. With no hooks in the folder nothing is queued at all.
+/// Their output goes to the journal line by line; a failure is logged and
+/// changes nothing else.
 public final class HookRunner: Sendable {
     /// What happened, as the hook's environment tells it.
     public struct Event: Sendable {
@@ -63,7 +64,9 @@ public final class HookRunner: Sendable {
     private let directory: String
     private let environment: [String: String]
     private let logger: Logger
-    private let queues = NIOLockedValueBox<[String: DispatchQueue]>([:])
+    /// At most this many hooks run at once, and as many threads serve them.
+    static let lanes = 4
+    private let queues = (0..<HookRunner.lanes).map { _ in DispatchQueue(label: "io.ssvc.hooks") }
 
     /// `environment` is the daemon's, which hooks inherit under the `SSVC_` variables.
     public init(directory: String, environment: [String: String], logger: Logger) {
@@ -72,16 +75,14 @@ public final class HookRunner: Sendable {
         self.logger = logger
     }
 
-    /// Queues `event` for the app's hooks and returns at once.
+    /// Queues `event` for the hooks the folder holds now and returns at
+    /// once (the listing is one `readdir`).
     public func run(_ event: Event) {
-        let queue = queues.withLockedValue { queues in
-            if let queue = queues[event.app] { return queue }
-            let queue = DispatchQueue(label: "io.ssvc.hooks")
-            queues[event.app] = queue
-            return queue
-        }
-        queue.async { [self] in
-            for hook in hooks() { runOne(hook, event) }
+        let names = hooks()
+        guard !names.isEmpty else { return }
+        let lane = Int(event.app.utf8.reduce(UInt32(0)) { $0 &* 31 &+ UInt32($1) } % UInt32(Self.lanes))
+        queues[lane].async { [self] in
+            for name in names { runOne(name, event) }
         }
     }
 

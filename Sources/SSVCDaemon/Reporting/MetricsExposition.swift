@@ -37,13 +37,16 @@ public enum MetricsExposition {
         }
     }
 
-    public static func render(_ apps: [App]) -> String {
-        var text = ""
+    /// The file's bytes, built in one buffer: a thousand apps make about
+    /// a megabyte, and no copy of it is made on the way to the file.
+    public static func render(_ apps: [App]) -> [UInt8] {
+        var text: [UInt8] = []
+        text.reserveCapacity(1_200 * apps.count + 2_000)
         func family(_ name: String, _ help: String, _ samples: (App) -> [(labels: String, value: String)]) {
-            text += "# HELP \(name) \(help)\n# TYPE \(name) gauge\n"
+            text.append(contentsOf: "# HELP \(name) \(help)\n# TYPE \(name) gauge\n".utf8)
             for app in apps {
                 for sample in samples(app) {
-                    text += "\(name){app=\"\(escape(app.name))\"\(sample.labels)} \(sample.value)\n"
+                    text.append(contentsOf: "\(name){app=\"\(escape(app.name))\"\(sample.labels)} \(sample.value)\n".utf8)
                 }
             }
         }
