@@ -57,7 +57,8 @@ func explain(_ error: VarlinkClient.Failure) -> String {
     }
 }
 
-private struct AppList: Decodable {
+/// The reply of `GetStatus` and `Check`.
+struct AppList: Decodable {
     let apps: [AppStatus]
 }
 

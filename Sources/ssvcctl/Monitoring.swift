@@ -11,7 +11,7 @@ enum Monitoring {
         do {
             let client = try VarlinkClient(path: socket, replyTimeout: timeout)
             let reply = try client.call(.getStatus, parameters: app.map { ["app": $0] } ?? [:])
-            return .success(try JSONDecoder().decode(AppListReply.self, from: Data(reply)).apps)
+            return .success(try JSONDecoder().decode(AppList.self, from: Data(reply)).apps)
         } catch let error as VarlinkClient.Failure {
             return .failure(Unreachable(description: explain(error), noSuchApp: error.remoteName == .noSuchApp))
         } catch {
@@ -22,10 +22,6 @@ enum Monitoring {
     struct Unreachable: Error {
         let description: String
         let noSuchApp: Bool
-    }
-
-    private struct AppListReply: Decodable {
-        let apps: [AppStatus]
     }
 
     /// One plugin line and its exit code: 0 OK, 1 WARNING (an update
