@@ -142,14 +142,7 @@ struct DaemonJournalTests {
         let daemon = try DaemonProcess(apps: appTable(name, url: document), arguments: ["--log-target", "journal"], folder: folder)
         #expect(daemon.wait { daemon.app(name)?["lastSuccess"] != nil })
         #expect(daemon.stop() == 0)
-        var entries: [[String: Any]] = []
-        _ = try eventually(within: 20) {
-            let result = try Executable.run("/usr/bin/journalctl", ["-o", "json", "--no-pager", "SYSLOG_IDENTIFIER=ssvcd", "SSVC_APP=\(name)"])
-            entries = result.standardOutput.split(separator: "\n").compactMap {
-                try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
-            }
-            return !entries.isEmpty
-        }
+        let entries = journalEntries(app: name, atLeast: 1)
         #expect(entries.count == 1)
         let entry = try #require(entries.first)
         #expect(entry["MESSAGE_ID"] as? String == "cdf3676b0e8e47a5b0d5dad2d7489f07")

@@ -269,14 +269,7 @@ struct SignedDocumentJournalTests {
         try server.set(files(["/\(name).json": goodBody], answers: ["/\(name).json.minisig": ["status": 404]]))
         try check(daemon, name)
 
-        var entries: [[String: Any]] = []
-        _ = eventually(within: 20, every: 0.2) {
-            let result = try? Executable.run("/usr/bin/journalctl", ["-o", "json", "--no-pager", "SYSLOG_IDENTIFIER=ssvcd", "SSVC_APP=\(name)"])
-            entries = (result?.standardOutput ?? "").split(separator: "\n").compactMap {
-                try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
-            }
-            return entries.count >= 2
-        }
+        let entries = journalEntries(app: name, atLeast: 2)
         try #require(entries.count >= 2, "journal entries for \(name): \(entries)")
         let accepted = entries[0]
         #expect(accepted["MESSAGE_ID"] as? String == MessageID.updateAvailable.rawValue)

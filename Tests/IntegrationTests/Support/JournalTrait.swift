@@ -113,3 +113,18 @@ final class SharedJournal: @unchecked Sendable {
         if users == 0 { stop() }
     }
 }
+
+/// ssvcd's journal entries for `app` as JSON objects, read again until
+/// there are at least `count` of them or 20 s pass (journald writes them
+/// a moment after the daemon sent them).
+func journalEntries(app: String, atLeast count: Int) -> [[String: Any]] {
+    var entries: [[String: Any]] = []
+    _ = eventually(within: 20, every: 0.2) {
+        let result = try? Executable.run("/usr/bin/journalctl", ["-o", "json", "--no-pager", "SYSLOG_IDENTIFIER=ssvcd", "SSVC_APP=\(app)"])
+        entries = (result?.standardOutput ?? "").split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+        return entries.count >= count
+    }
+    return entries
+}
