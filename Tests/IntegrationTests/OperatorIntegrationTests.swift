@@ -77,6 +77,36 @@ struct OperatorIntegrationTests {
         #expect(daemon.stop() == 0)
     }
 
+    @Test("a metrics file that cannot be written is said once and checks go on; a reload to another path moves the file")
+    func metricsPathProblems() throws {
+        let server = try VersionServer(scenario: ["body": goodBody])
+        let daemon = try DaemonProcess(daemon: "metrics-file = \"missing/ssvc.prom\"", apps: appTable("app", url: server.url("/a")))
+        #expect(daemon.wait { daemon.app("app")?["lastSuccess"] != nil }, "\(daemon.log)")
+        try check(daemon)
+        try check(daemon)
+        #expect(daemon.app("app")?["consecutiveFailures"] as? Int == 0)
+        let warnings = daemon.log.components(separatedBy: "cannot write the metrics file: cannot create ").count - 1
+        #expect(warnings == 1, "said once, not at every write: \(daemon.log)")
+
+        let moved = daemon.folder.url.appendingPathComponent("moved.prom").path
+        try FileManager.default.createDirectory(at: daemon.folder.url.appendingPathComponent("missing"), withIntermediateDirectories: true)
+        try check(daemon)
+        let first = daemon.folder.url.appendingPathComponent("missing/ssvc.prom").path
+        #expect(FileManager.default.fileExists(atPath: first))
+        #expect(daemon.log.contains("metrics file \(first) written again"), "\(daemon.log)")
+        let text = try String(contentsOfFile: daemon.configPath, encoding: .utf8)
+        try text.replacingOccurrences(of: "missing/ssvc.prom", with: "moved.prom").write(toFile: daemon.configPath, atomically: true, encoding: .utf8)
+        #expect(try ssvcctl(daemon, ["reload"]).result.status == 0)
+        #expect(FileManager.default.fileExists(atPath: moved))
+        #expect(!FileManager.default.fileExists(atPath: first), "the old file goes with the old setting")
+        #expect(daemon.stop() == 0)
+    }
+
+    /// `ssvcctl check app`, which the daemon answers after the fetch.
+    private func check(_ daemon: DaemonProcess) throws {
+        #expect(try ssvcctl(daemon, ["check", "app"]).result.status == 10)
+    }
+
     @Test("ssvcctl motd: the apps needing attention; nothing when all is well, and nothing within 1.5 s when the daemon is down or hung")
     func loginBanner() throws {
         let down = try ssvcctl(nil, ["motd"])
