@@ -43,8 +43,9 @@ struct CheckAttempt: Sendable {
         let body: [UInt8]
         var etag: String?
         var modified = true
+        let options = app.fetchOptions(settings)
         do {
-            switch try await fetcher.fetch(url, etag: storedResponse == nil ? nil : storedETag, options: app.fetchOptions(settings)) {
+            switch try await fetcher.fetch(url, etag: storedResponse == nil ? nil : storedETag, options: options) {
             case let .body(bytes, newETag):
                 body = bytes
                 etag = newETag
@@ -59,7 +60,7 @@ struct CheckAttempt: Sendable {
         var signature: AcceptedSignature?
         if let requirement = app.signature {
             do {
-                signature = try await verify(body, modified: modified, requirement: requirement, fetcher: fetcher, now: now)
+                signature = try await verify(body, modified: modified, requirement: requirement, options: options, fetcher: fetcher, now: now)
             } catch {
                 return Result(running: running, outcome: .failure(error.message, retryAfter: error.retryAfter, fetched: true, kind: .signature))
             }
@@ -86,10 +87,10 @@ struct CheckAttempt: Sendable {
     /// for conditionally and reused on 304: a signature made again for the
     /// same document (to keep it fresh) is still seen.
     private func verify(
-        _ document: [UInt8], modified: Bool, requirement: SignatureRequirement, fetcher: Fetcher, now: Date
+        _ document: [UInt8], modified: Bool, requirement: SignatureRequirement, options: FetchOptions, fetcher: Fetcher, now: Date
     ) async throws(SignatureFailure) -> AcceptedSignature {
         let reusable = modified ? nil : storedSignature
-        var options = app.fetchOptions(settings)
+        var options = options
         // The token is for the configured host: a signature elsewhere gets none.
         if FetchTarget(requirement.url)?.host != FetchTarget(app.url)?.host { options.bearerToken = nil }
         let bytes: [UInt8]
