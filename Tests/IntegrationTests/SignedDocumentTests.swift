@@ -148,6 +148,35 @@ struct SignedDocumentTests {
         #expect(daemon.stop() == 0)
     }
 
+    @Test("the bearer token goes with the signature on the document's host, and not to a signature-url elsewhere")
+    func tokenStaysHome() throws {
+        let keys = try MinisignKeyPair()
+        let signature = try keys.sign(goodBody)
+        let server = try VersionServer(scenario: files(["/home.json": goodBody, "/home.json.minisig": signature, "/away.json": goodBody]))
+        let elsewhere = try VersionServer(scenario: files(["/away.json.minisig": signature]))
+        let folder = try TemporaryFolder()
+        let token = "sig-token-\(UUID().uuidString.prefix(8))"
+        let tokenFile = try folder.file("token", token + "\n")
+        let apps = [
+            signedApp("home", server: server, keys: [keys.publicKey], extra: "bearer-token-file = \"\(tokenFile)\""),
+            signedApp("away", server: server, keys: [keys.publicKey], extra: """
+                bearer-token-file = "\(tokenFile)"
+                signature-url = "http://localhost:\(elsewhere.port)/away.json.minisig"
+                """),
+        ]
+        let daemon = try DaemonProcess(apps: apps.joined(separator: "\n"))
+        #expect(daemon.wait { ["home", "away"].allSatisfy { daemon.app($0)?["lastSuccess"] != nil } }, "\(daemon.log)")
+        func authorization(_ server: VersionServer, _ path: String) -> String? {
+            let request = server.requests().last { $0["path"] as? String == path }
+            return (request?["headers"] as? [String: String])?["Authorization"]
+        }
+        #expect(authorization(server, "/home.json.minisig") == "Bearer \(token)")
+        #expect(authorization(server, "/away.json") == "Bearer \(token)")
+        #expect(elsewhere.requests().count == 1)
+        #expect(authorization(elsewhere, "/away.json.minisig") == nil, "the token went to another host")
+        #expect(daemon.stop() == 0)
+    }
+
     @Test("rotation: documents signed by either of two keys are accepted; once the old key is removed, its signatures are refused")
     func rotation() throws {
         let old = try MinisignKeyPair()
