@@ -80,6 +80,53 @@ struct ChildProcessTests {
         child = nil
         #expect(kill(pid, 0) == -1 && errno == ESRCH, "no process, not even a zombie")
     }
+
+    @Test("the time limit is on the program's life: one that closes its output and runs on is killed at the limit")
+    func limitAfterClosedOutput() throws {
+        let started = Date()
+        let run = try ChildProcess.run(["sh", "-c", "echo 1.0; exec >&-; exec sleep 60"], timeout: 1, outputLimit: 1024, ownGroup: true)
+        #expect(run.timedOut)
+        #expect(run.termination == .signalled(SIGKILL))
+        #expect(String(decoding: run.output, as: UTF8.self) == "1.0\n")
+        #expect(Date().timeIntervalSince(started) < 5)
+    }
+
+    @Test("a hook that sends its output to /dev/null and sleeps is killed at the limit with its whole group")
+    func limitAfterRedirectedOutput() throws {
+        let marker = temporaryFile()
+        defer { unlink(marker) }
+        let started = Date()
+        let run = try ChildProcess.run(
+            ["sh", "-c", "sleep 30 & echo $! > \(marker); exec >/dev/null 2>&1; sleep 40"], timeout: 1, outputLimit: 1024,
+            errors: true, ownGroup: true
+        )
+        #expect(run.timedOut)
+        #expect(Date().timeIntervalSince(started) < 5)
+        let background = try #require(Int32((try String(contentsOfFile: marker, encoding: .utf8)).trimmingCharacters(in: .whitespacesAndNewlines)))
+        #expect(eventuallyGone(background), "the background child of the group is killed too")
+    }
+
+    @Test("input is fed to the program without blocking, also when the program never reads it")
+    func input() throws {
+        let echoed = try ChildProcess.run(["cat"], input: Array("line\n".utf8), timeout: 5, outputLimit: 1024)
+        #expect(String(decoding: echoed.output, as: UTF8.self) == "line\n")
+        #expect(echoed.termination == .exited(0))
+        let big = [UInt8](repeating: 0x61, count: 4 << 20)
+        let ignored = try ChildProcess.run(["sleep", "60"], input: big, timeout: 1, outputLimit: 1024, ownGroup: true)
+        #expect(ignored.timedOut)
+        let exits = try ChildProcess.run(["true"], input: big, timeout: 5, outputLimit: 1024)
+        #expect(exits.termination == .exited(0) && !exits.timedOut)
+    }
+
+    private func eventuallyGone(_ pid: Int32) -> Bool {
+        for _ in 0..<200 {
+            let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
+            // Gone, or a zombie its new parent has not reaped yet.
+            if kill(pid, 0) != 0 || stat.split(separator: ")").last?.split(separator: " ").first == "Z" { return true }
+            usleep(10_000)
+        }
+        return false
+    }
 }
 
 @Suite("UnixSocket: connect and bind by path")

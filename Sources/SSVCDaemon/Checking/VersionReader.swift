@@ -55,13 +55,14 @@ public enum VersionReader {
 enum CommandRunner {
     static let outputLimit = 64 * 1024
 
-    /// Standard input and error are /dev/null; the program is killed when
-    /// it outlives `timeout` seconds. Fails unless it exits with status 0.
+    /// Standard input and error are /dev/null; the program, and whatever it
+    /// started in its process group, is killed when it outlives `timeout`
+    /// seconds, whether or not it still holds its output open. Fails unless it exits with status 0.
     static func run(_ argv: [String], timeout: Double) throws(VersionReader.Failure) -> [UInt8] {
         let name = argv[0]
         let run: ChildProcess.Run
         do {
-            run = try ChildProcess.run(argv, timeout: timeout, outputLimit: outputLimit)
+            run = try ChildProcess.run(argv, timeout: timeout, outputLimit: outputLimit, ownGroup: true)
         } catch {
             throw VersionReader.Failure(description: "version-command \(name): \(String(cString: strerror(error.code)))")
         }
