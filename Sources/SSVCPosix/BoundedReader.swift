@@ -10,16 +10,56 @@ public enum BoundedReader {
         public let code: Int32?
     }
 
-    /// Reads all of `path` (`-` is standard input), refusing more than `limit` bytes.
-    public static func read(path: String, limit: Int) throws(Failure) -> [UInt8] {
+    /// Reads all of `path` (`-` is standard input), refusing more than
+    /// `limit` bytes. The file is opened without blocking and must be a
+    /// regular file: a FIFO, a device or a directory in its place is an
+    /// error naming it, never a read that waits for ever. `specialFiles`
+    /// lets an operator's own tool read a pipe (`<(…)`, `/dev/stdin`).
+    public static func read(path: String, limit: Int, specialFiles: Bool = false) throws(Failure) -> [UInt8] {
         if path == "-" { return try read(descriptor: STDIN_FILENO, name: "standard input", limit: limit) }
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
         guard descriptor >= 0 else {
             let code = errno
-            throw Failure(description: "cannot open \(path): \(String(cString: strerror(code)))", code: code)
+            let reason = code == ENXIO ? "is a socket or a device without a reader" : String(cString: strerror(code))
+            throw Failure(description: "cannot open \(path): \(reason)", code: code)
         }
         defer { close(descriptor) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else {
+            let code = errno
+            throw Failure(description: "cannot read \(path): \(String(cString: strerror(code)))", code: code)
+        }
+        let kind = info.st_mode & S_IFMT
+        if kind != S_IFREG {
+            guard specialFiles, kind != S_IFDIR else {
+                throw Failure(description: "\(path) is \(describe(kind)), not a regular file", code: kind == S_IFDIR ? EISDIR : EINVAL)
+            }
+            // A pipe the operator named: opened again to wait for its
+            // writer, as they asked.
+            let blocking = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)
+            guard blocking >= 0 else {
+                let code = errno
+                throw Failure(description: "cannot open \(path): \(String(cString: strerror(code)))", code: code)
+            }
+            defer { close(blocking) }
+            return try read(descriptor: blocking, name: path, limit: limit)
+        } else if info.st_size > limit {
+            throw Failure(description: "\(path) is larger than \(limit) bytes", code: nil)
+        }
         return try read(descriptor: descriptor, name: path, limit: limit)
+    }
+
+    /// "a FIFO", "a directory"…: what stands where a file was expected.
+    static func describe(_ kind: mode_t) -> String {
+        switch kind {
+        case S_IFDIR: "a directory"
+        case S_IFIFO: "a FIFO"
+        case S_IFCHR: "a character device"
+        case S_IFBLK: "a block device"
+        case S_IFSOCK: "a socket"
+        case S_IFLNK: "a symbolic link"
+        default: "a special file"
+        }
     }
 
     /// Reads `descriptor` to its end, refusing more than `limit` bytes.

@@ -111,7 +111,7 @@ struct Evaluate: ParsableCommand {
         let context = makeContext()
         let body: [UInt8]
         do {
-            body = try BoundedReader.read(path: response, limit: maxResponseBytes)
+            body = try BoundedReader.read(path: response, limit: maxResponseBytes, specialFiles: true)
         } catch {
             StandardError.writeLine("ssvcctl: \(response): \(error)")
             throw ExitStatus.failure
@@ -145,7 +145,7 @@ struct Evaluate: ParsableCommand {
         }
         for file in publicKeyFile {
             do {
-                let text = String(decoding: try BoundedReader.read(path: file, limit: 4096), as: UTF8.self)
+                let text = String(decoding: try BoundedReader.read(path: file, limit: 4096, specialFiles: true), as: UTF8.self)
                 keys.append(try Minisign.PublicKey(parsing: text))
             } catch {
                 StandardError.writeLine("ssvcctl: --public-key-file \(file): \(error)")
@@ -154,7 +154,7 @@ struct Evaluate: ParsableCommand {
         }
         let requirement = SignatureRequirement(publicKeys: keys, url: signature, maxAgeDays: maxSignatureAgeDays)
         do {
-            let bytes = try BoundedReader.read(path: signature, limit: Minisign.maximumSignatureBytes)
+            let bytes = try BoundedReader.read(path: signature, limit: Minisign.maximumSignatureBytes, specialFiles: true)
             return try requirement.accept(document, signature: bytes, etag: nil, now: now, newestAccepted: nil)
         } catch let error as SignatureProblem {
             StandardError.writeLine("ssvcctl: signature \(signature): rejected: \(error)")

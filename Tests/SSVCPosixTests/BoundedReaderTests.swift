@@ -21,7 +21,21 @@ struct BoundedReaderTests {
         #expect(missing?.description == "cannot open /nonexistent: No such file or directory")
         #expect(missing?.code == ENOENT)
         let directory = #expect(throws: BoundedReader.Failure.self) { try BoundedReader.read(path: "/tmp", limit: 10) }
-        #expect(directory?.description == "cannot read /tmp: is a directory")
+        #expect(directory?.description == "/tmp is a directory, not a regular file")
         #expect(directory?.code == EISDIR)
+    }
+
+    @Test("a FIFO or a device is refused at once, never read with a wait; an operator's pipe is read when asked")
+    func specialFiles() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("ssvc-fifo-\(UUID().uuidString)").path
+        #expect(mkfifo(path, 0o600) == 0)
+        defer { unlink(path) }
+        let fifo = #expect(throws: BoundedReader.Failure.self) { try BoundedReader.read(path: path, limit: 10) }
+        #expect(fifo?.description == "\(path) is a FIFO, not a regular file")
+        let device = #expect(throws: BoundedReader.Failure.self) { try BoundedReader.read(path: "/dev/zero", limit: 10) }
+        #expect(device?.description == "/dev/zero is a character device, not a regular file")
+        let writer = try ChildProcess(["sh", "-c", "printf hello > \(path)"])
+        #expect(try BoundedReader.read(path: path, limit: 10, specialFiles: true) == Array("hello".utf8))
+        writer.wait()
     }
 }
