@@ -143,7 +143,7 @@ struct WatchdogService: Service {
     func run() async throws {
         try? await cancelWhenGracefulShutdown {
             while true {
-                ServiceNotifier.notify("WATCHDOG=1")
+                ServiceNotifier.shared.notify("WATCHDOG=1")
                 try await Task.sleep(for: interval)
             }
         }

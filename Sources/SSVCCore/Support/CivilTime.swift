@@ -3,10 +3,15 @@ public import FoundationEssentials
 /// Calendar arithmetic in UTC without a `Calendar` (which needs ICU):
 /// days from the civil date, after Howard Hinnant's well-known algorithm.
 public enum CivilTime {
+    /// The years this arithmetic takes: those of RFC 3339 and HTTP dates.
+    public static let years = 0...9999
+    /// The seconds since 1970 of the first and the last instant of `years`.
+    public static let representableSeconds: ClosedRange<Double> = -62_167_219_200...253_402_300_799
+
     /// The instant of `year-month-day hour:minute` UTC; nil for an
-    /// impossible date (`2013-02-30`, `24:00`).
+    /// impossible date (`2013-02-30`, `24:00`) or a year outside 0…9999.
     public static func date(year: Int, month: Int, day: Int, hour: Int = 0, minute: Int = 0) -> Date? {
-        guard (1...12).contains(month), (1...daysIn(month: month, year: year)).contains(day),
+        guard years.contains(year), (1...12).contains(month), (1...daysIn(month: month, year: year)).contains(day),
               (0...23).contains(hour), (0...59).contains(minute) else { return nil }
         let days = daysSinceEpoch(year: year, month: month, day: day)
         return Date(timeIntervalSince1970: TimeInterval(days * 86_400 + hour * 3_600 + minute * 60))
@@ -33,9 +38,9 @@ public enum CivilTime {
         return era * 146_097 + dayOfEra - 719_468
     }
 
-    /// The UTC calendar date of `date`.
+    /// The UTC calendar date of `date`, taken into years 0…9999.
     public static func components(of date: Date) -> (year: Int, month: Int, day: Int) {
-        let days = Int((date.timeIntervalSince1970 / 86_400).rounded(.down))
+        let days = Int((clampedSeconds(date) / 86_400).rounded(.down))
         let shifted = days + 719_468
         let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
         let dayOfEra = shifted - era * 146_097
@@ -53,6 +58,14 @@ public enum CivilTime {
         let index = year * 12 + (month - 1) + months
         let (y, m) = (index >= 0 ? index / 12 : (index - 11) / 12, ((index % 12) + 12) % 12 + 1)
         return Date(timeIntervalSince1970: TimeInterval(daysSinceEpoch(year: y, month: m, day: 1) * 86_400))
+    }
+
+    /// `date`'s seconds since 1970, within `representableSeconds` (NaN as 0):
+    /// safe to convert to an integer.
+    public static func clampedSeconds(_ date: Date) -> Double {
+        let seconds = date.timeIntervalSince1970
+        guard !seconds.isNaN else { return 0 }
+        return min(max(seconds, representableSeconds.lowerBound), representableSeconds.upperBound)
     }
 
     /// Reads Turkcell's `yyyy-MM-dd` or `yyyy-MM-dd HH:mm`, as UTC.

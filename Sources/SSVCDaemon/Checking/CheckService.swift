@@ -78,7 +78,7 @@ public actor CheckService: Service {
     public func run() async throws {
         for app in configuration.apps { arm(app.name, atStart: true) }
         writeMetrics()
-        ServiceNotifier.notify("READY=1\nSTATUS=\(summary())")
+        ServiceNotifier.shared.notify("READY=1\nSTATUS=\(summary())")
         logger.info("started with \(configuration.apps.count) apps", metadata: ["SSVC_STATE_DIR": "\(store.directory)"])
         idleMemory?.noteActivity()
         do {
@@ -96,7 +96,7 @@ public actor CheckService: Service {
     /// Stops the timers, abandons fetches in flight, and writes the state.
     private func stop() async {
         stopping = true
-        ServiceNotifier.notify("STOPPING=1")
+        ServiceNotifier.shared.notify("STOPPING=1")
         for watcher in watchers.values { watcher.continuation.finish() }
         for timer in timers.values { timer.cancel() }
         timers = [:]
@@ -213,7 +213,7 @@ public actor CheckService: Service {
         writeMetrics()
         logger.info("configuration reloaded: \(next.apps.count) apps")
         publish(ControlEvent(kind: .reload, at: RFC3339.format(Date()), app: nil, message: nil))
-        ServiceNotifier.notify("STATUS=\(summary())")
+        ServiceNotifier.shared.notify("STATUS=\(summary())")
         idleMemory?.noteActivity()
     }
 
@@ -261,7 +261,8 @@ public actor CheckService: Service {
         queue: DispatchQueue, at: Date, handler: @escaping @Sendable () -> Void
     ) -> DispatchSourceTimer {
         let timer = DispatchSource.makeTimerSource(queue: queue)
-        let seconds = at.timeIntervalSince1970
+        // Within years 0…9999, so that no planned time, however far, traps.
+        let seconds = max(CivilTime.clampedSeconds(at), 0)
         let whole = seconds.rounded(.down)
         let deadline = DispatchWallTime(timespec: timespec(tv_sec: Int(whole), tv_nsec: Int((seconds - whole) * 1e9)))
         timer.schedule(wallDeadline: deadline, leeway: .milliseconds(500))
@@ -350,7 +351,7 @@ public actor CheckService: Service {
                 publish(ControlEvent(kind: .notice, at: RFC3339.format(started), app: appStatus, message: notice.description))
             }
         }
-        ServiceNotifier.notify("STATUS=\(summary())")
+        ServiceNotifier.shared.notify("STATUS=\(summary())")
     }
 
     // MARK: Reporting

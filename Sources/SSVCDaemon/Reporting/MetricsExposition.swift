@@ -94,5 +94,5 @@ public enum MetricsExposition {
 
 private extension Int64 {
     /// Whole Unix seconds.
-    init(date: Date) { self = Int64(date.timeIntervalSince1970.rounded(.down)) }
+    init(date: Date) { self = Int64(CivilTime.clampedSeconds(date).rounded(.down)) }
 }
