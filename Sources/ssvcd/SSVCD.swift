@@ -24,10 +24,17 @@ struct SSVCD: ParsableCommand {
     @Option(help: "Where events go: journal, stderr, or auto (the journal when reachable).")
     var logTarget: LogTarget = .auto
 
+    /// The child that parses configuration files before the daemon does.
+    @Flag(help: .hidden)
+    var validateToml = false
+
     /// Synchronous, so that the daemon's executor is installed before any
     /// task starts; it never returns.
-    func run() {
-        let overrides = ConfigurationLoader.Overrides(mainFile: config, stateDirectory: stateDirectory, socketPath: socket)
+    func run() throws {
+        if validateToml { throw ExitCode(ConfigurationLoader.validateTOMLFromStandardInput()) }
+        let overrides = ConfigurationLoader.Overrides(
+            mainFile: config, stateDirectory: stateDirectory, socketPath: socket, validator: "/proc/self/exe"
+        )
         DaemonMain.start(overrides: overrides, logTarget: logTarget)
     }
 }

@@ -65,7 +65,7 @@ public struct SchedulePlanner: Sendable {
     /// so that machines that failed together do not retry together.
     public func backoff(failures: Int, jitter: Double) -> TimeInterval {
         let cap = min(schedule.period(at: Date(timeIntervalSince1970: 0)) ?? 3_600, 3_600)
-        let doublings = min(max(failures - 1, 0), 30)
+        let doublings = min(max(failures, 1), 31) - 1
         let delay = min(60 * Double(UInt64(1) << doublings), cap)
         return delay * (0.5 + 0.5 * min(max(jitter, 0), 1))
     }

@@ -37,7 +37,8 @@ extension AppState {
             }
         case let .failure(message, retryAfter, fetched, _):
             if fetched { next.lastFetch = time }
-            next.consecutiveFailures += 1
+            // Saturates: a state file may hold any number here.
+            next.consecutiveFailures = next.consecutiveFailures == .max ? .max : max(next.consecutiveFailures, 0) + 1
             next.lastError = message
             next.retryNotBefore = retryAfter
         }

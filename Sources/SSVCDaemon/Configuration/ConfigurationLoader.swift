@@ -1,4 +1,5 @@
 @preconcurrency import Glibc
+import FoundationEssentials
 import SSVCCore
 import SSVCPosix
 import TOMLKit
@@ -8,6 +9,19 @@ import TOMLKit
 /// typo than a wish to be ignored.
 public enum ConfigurationLoader {
     public static let defaultMainFile = "/etc/ssvc/ssvcd.toml"
+
+    /// The range of each number a file may set (ssvcd.toml(5) and the
+    /// README list them): outside it a file is refused, never a number
+    /// carried into arithmetic that would overflow.
+    public enum Limits {
+        public static let idleTimeoutSeconds = 1...86_400
+        public static let timeoutSeconds = 0.001...3_600.0
+        public static let maxResponseBytes = 1...(64 << 20)
+        /// The spreading windows and min-interval-seconds: up to 31 days.
+        public static let windowSeconds = 0...2_678_400
+        /// min-release-age-days and max-signature-age-days: up to 100 years.
+        public static let days = 0...36_500
+    }
     public static let defaultAppsDirectory = "/etc/ssvc/apps.d"
 
     /// What the command line says.
@@ -15,11 +29,15 @@ public enum ConfigurationLoader {
         public var mainFile: String?
         public var stateDirectory: String?
         public var socketPath: String?
+        /// The `ssvcd` executable whose `--validate-toml` child parses each
+        /// file before this process does (`TOMLDocuments`); nil parses here only.
+        public var validator: String?
 
-        public init(mainFile: String? = nil, stateDirectory: String? = nil, socketPath: String? = nil) {
+        public init(mainFile: String? = nil, stateDirectory: String? = nil, socketPath: String? = nil, validator: String? = nil) {
             self.mainFile = mainFile
             self.stateDirectory = stateDirectory
             self.socketPath = socketPath
+            self.validator = validator
         }
     }
 
@@ -30,9 +48,10 @@ public enum ConfigurationLoader {
         _ overrides: Overrides, environment: [String: String], unnamedMainFile: String = defaultMainFile
     ) throws(ConfigurationError) -> Configuration {
         let mainFile = overrides.mainFile ?? unnamedMainFile
+        let parser = TOMLDocuments(validator: overrides.validator)
         var root = TOMLTable()
         if overrides.mainFile != nil || FileSystem.exists(mainFile) {
-            root = try parse(mainFile)
+            root = try parser.parse([TOMLDocuments.read(mainFile)])[0]
         }
         try TableReader(root, file: mainFile, key: nil).rejectUnknown(["daemon", "app"])
         var daemon = try daemonSettings(root, file: mainFile, environment: environment)
@@ -51,9 +70,12 @@ public enum ConfigurationLoader {
                 apps.append(try app(table, file: mainFile, defaultName: nil, daemon: daemon, environment: environment))
             }
         }
-        for file in try appFiles(daemon.appsDirectory) {
+        let files = try appFiles(daemon.appsDirectory)
+        var documents: [TOMLDocuments.Document] = []
+        for file in files { documents.append(try TOMLDocuments.read(file)) }
+        for (file, table) in zip(files, try parser.parse(documents)) {
             let stem = String(file.split(separator: "/").last!.dropLast(".toml".count))
-            apps.append(try app(try parse(file), file: file, defaultName: stem, daemon: daemon, environment: environment))
+            apps.append(try app(table, file: file, defaultName: stem, daemon: daemon, environment: environment))
         }
         var seen: [String: String] = [:]
         for app in apps {
@@ -63,27 +85,6 @@ public enum ConfigurationLoader {
             seen[app.name] = app.source
         }
         return Configuration(daemon: daemon, apps: apps)
-    }
-
-    static func parse(_ file: String) throws(ConfigurationError) -> TOMLTable {
-        let bytes: [UInt8]
-        do {
-            bytes = try BoundedReader.read(path: file, limit: 1 << 20)
-        } catch {
-            throw ConfigurationError(file: file, problem: error.description)
-        }
-        guard let text = String(validating: bytes, as: UTF8.self) else {
-            throw ConfigurationError(file: file, problem: "not UTF-8 text")
-        }
-        do {
-            return try TOMLTable(string: text)
-        } catch let error as TOMLParseError {
-            throw ConfigurationError(
-                file: file, problem: "\(error.description) (line \(error.source.begin.line), column \(error.source.begin.column))"
-            )
-        } catch {
-            throw ConfigurationError(file: file, problem: "\(error)")
-        }
     }
 
     /// `*.toml` in `directory`, in name order; hidden files (editors' swap
@@ -110,8 +111,16 @@ public enum ConfigurationLoader {
         let locale = LocaleSettings.fromEnvironment(environment)
         let stateDefault = environment["STATE_DIRECTORY"].flatMap { $0.split(separator: ":").first.map(String.init) } ?? "/var/lib/ssvc"
         let caFile = try table.path("ca-file")
-        if let caFile, !FileSystem.exists(caFile) {
-            throw ConfigurationError(file: file, key: "daemon.ca-file", problem: "\(caFile) does not exist")
+        if let caFile {
+            do {
+                _ = try Fetcher.certificates(caFile)
+            } catch let error as BoundedReader.Failure {
+                throw ConfigurationError(file: file, key: "daemon.ca-file", problem: error.code == ENOENT ? "\(caFile) does not exist" : error.description)
+            } catch let error as Fetcher.NoCertificate {
+                throw ConfigurationError(file: file, key: "daemon.ca-file", problem: error.description)
+            } catch {
+                throw ConfigurationError(file: file, key: "daemon.ca-file", problem: "\(caFile): not PEM certificates (\(error))")
+            }
         }
         let controlGroup = try table.string("control-group")
         var controlGroupID: UInt32?
@@ -146,14 +155,14 @@ public enum ConfigurationLoader {
             country: try table.string("country") ?? locale.country,
             controlGroup: controlGroup,
             controlGroupID: controlGroupID,
-            idleTimeoutSeconds: try table.integer("idle-timeout-seconds", minimum: 1) ?? 60,
-            timeoutSeconds: try table.number("timeout-seconds", minimum: 0.001) ?? 30,
-            maxResponseBytes: try table.integer("max-response-bytes", minimum: 1) ?? 1 << 20,
+            idleTimeoutSeconds: try table.integer("idle-timeout-seconds", in: Limits.idleTimeoutSeconds) ?? 60,
+            timeoutSeconds: try table.number("timeout-seconds", in: Limits.timeoutSeconds) ?? 30,
+            maxResponseBytes: try table.integer("max-response-bytes", in: Limits.maxResponseBytes) ?? 1 << 20,
             caFile: caFile,
             policy: SchedulePolicy(
-                firstCheckWindow: Double(try table.integer("first-check-window-seconds", minimum: 0) ?? 600),
-                catchUpWindow: Double(try table.integer("catch-up-window-seconds", minimum: 0) ?? 3_600),
-                minimumInterval: Double(try table.integer("min-interval-seconds", minimum: 0) ?? 30)
+                firstCheckWindow: Double(try table.integer("first-check-window-seconds", in: Limits.windowSeconds) ?? 600),
+                catchUpWindow: Double(try table.integer("catch-up-window-seconds", in: Limits.windowSeconds) ?? 3_600),
+                minimumInterval: Double(try table.integer("min-interval-seconds", in: Limits.windowSeconds) ?? 30)
             ),
             proxy: ProxyPolicy(environment: environmentProxies, daemon: daemonProxy, daemonNoProxy: daemonNoProxy),
             clientIdentity: try clientIdentity(table, environment: environment),
@@ -227,9 +236,7 @@ public enum ConfigurationLoader {
             throw reader.error("name", "'\(name)' may hold only letters, digits, '.', '_' and '-'")
         }
         guard let url = try reader.string("url") else { throw reader.error("url", "missing") }
-        guard ["https://", "http://", "file://"].contains(where: { url.hasPrefix($0) }), url.count > 8 else {
-            throw reader.error("url", "'\(url)' is not an https, http or file URL")
-        }
+        if let problem = urlProblem(url) { throw reader.error("url", "'\(url)': \(problem)") }
         let format = try reader.choice("format", ResponseFormat.self) ?? .ssvc
         let sources = [
             try reader.string("version").map(VersionSource.fixed),
@@ -252,7 +259,7 @@ public enum ConfigurationLoader {
         for key in properties.keys where !key.hasPrefix("x-") {
             throw reader.error("properties.\(key)", "extra properties must be named x-…")
         }
-        let minAge = try reader.integer("min-release-age-days", minimum: 0)
+        let minAge = try reader.integer("min-release-age-days", in: Limits.days)
         if minAge != nil && format != .itunes {
             throw reader.error("min-release-age-days", "applies to format itunes only")
         }
@@ -287,7 +294,7 @@ public enum ConfigurationLoader {
             name: name, url: url, format: format,
             schedule: try reader.choice("schedule", Schedule.self) ?? .daily,
             version: sources[0],
-            versionNumber: try reader.integer("version-number", minimum: 0).map(UInt64.init),
+            versionNumber: try reader.integer("version-number", in: 0...Int.max).map(UInt64.init),
             versionScheme: scheme,
             appID: try reader.string("app-id") ?? name,
             language: try reader.string("language"),
@@ -309,7 +316,7 @@ public enum ConfigurationLoader {
     private static func signatureRequirement(_ reader: TableReader, url: String) throws(ConfigurationError) -> SignatureRequirement? {
         let texts = try reader.stringArray("public-keys")
         let signatureURL = try reader.string("signature-url")
-        let maxAge = try reader.integer("max-signature-age-days", minimum: 1)
+        let maxAge = try reader.integer("max-signature-age-days", in: 1...Limits.days.upperBound)
         guard let texts else {
             if signatureURL != nil { throw reader.error("signature-url", "needs public-keys, the keys its signatures are checked with") }
             if maxAge != nil { throw reader.error("max-signature-age-days", "needs public-keys, the keys its signatures are checked with") }
@@ -325,12 +332,21 @@ public enum ConfigurationLoader {
             }
             keys.append(key)
         }
-        if let signatureURL {
-            guard ["https://", "http://", "file://"].contains(where: { signatureURL.hasPrefix($0) }), signatureURL.count > 8 else {
-                throw reader.error("signature-url", "'\(signatureURL)' is not an https, http or file URL")
-            }
+        if let signatureURL, let problem = urlProblem(signatureURL) {
+            throw reader.error("signature-url", "'\(signatureURL)': \(problem)")
         }
         return SignatureRequirement(publicKeys: keys, url: signatureURL ?? SignatureRequirement.defaultURL(for: url), maxAgeDays: maxAge)
+    }
+
+    /// Why `url` cannot be fetched: not https, http or file, or not a
+    /// whole URL (no host, a port past 65535, a space); nil when it can.
+    static func urlProblem(_ url: String) -> String? {
+        let lowered = url.lowercased()
+        if lowered.hasPrefix("file://") {
+            return url.count > "file://".count && URL(string: url)?.path.isEmpty == false ? nil : "not a file URL with a path"
+        }
+        guard lowered.hasPrefix("https://") || lowered.hasPrefix("http://") else { return "not an https, http or file URL" }
+        return FetchTarget.problem(with: url)
     }
 
     /// RFC 9110's token characters, of which header names are made.

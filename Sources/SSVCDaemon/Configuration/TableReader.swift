@@ -48,18 +48,28 @@ struct TableReader {
         return (folder.isEmpty ? "." : folder) + "/" + text
     }
 
-    func integer(_ member: String, minimum: Int) throws(ConfigurationError) -> Int? {
+    /// An integer within `range`: every count, size and duration has one,
+    /// so that no configured number reaches arithmetic that would trap.
+    func integer(_ member: String, in range: ClosedRange<Int>) throws(ConfigurationError) -> Int? {
         guard let value = table[member] else { return nil }
         guard let number = value.int else { throw mismatch(member, "an integer", value) }
-        guard number >= minimum else { throw error(member, "must be at least \(minimum), found \(number)") }
+        guard range.contains(number) else { throw error(member, "must be from \(range.lowerBound) to \(range.upperBound), found \(number)") }
         return number
     }
 
-    func number(_ member: String, minimum: Double) throws(ConfigurationError) -> Double? {
+    /// A finite number within `range` (integers taken as they are).
+    func number(_ member: String, in range: ClosedRange<Double>) throws(ConfigurationError) -> Double? {
         guard let value = table[member] else { return nil }
         guard let number = value.double ?? value.int.map(Double.init) else { throw mismatch(member, "a number", value) }
-        guard number >= minimum else { throw error(member, "must be at least \(minimum), found \(number)") }
+        guard number.isFinite, range.contains(number) else {
+            throw error(member, "must be from \(Self.text(range.lowerBound)) to \(Self.text(range.upperBound)), found \(Self.text(number))")
+        }
         return number
+    }
+
+    /// 30 for 30.0, 0.001 as it is.
+    private static func text(_ number: Double) -> String {
+        number.isFinite && number == number.rounded() && abs(number) < 1e15 ? String(Int64(number)) : "\(number)"
     }
 
     func choice<T: RawRepresentable & CaseIterable>(_ member: String, _ type: T.Type) throws(ConfigurationError) -> T? where T.RawValue == String {

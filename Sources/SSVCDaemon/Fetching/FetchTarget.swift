@@ -8,15 +8,27 @@ struct FetchTarget: Equatable {
     let host: String
     let port: Int?
 
+    /// Nil for anything `problem(with:)` would name.
     init?(_ url: String) {
-        guard let parsed = URL(string: url), let scheme = parsed.scheme?.lowercased(),
-              let host = parsed.host(percentEncoded: false), !host.isEmpty
+        guard Self.problem(with: url) == nil, let parsed = URL(string: url), let scheme = parsed.scheme?.lowercased(),
+              let host = parsed.host(percentEncoded: false)
         else { return nil }
         self.scheme = scheme
         var bare = Substring(host.lowercased())
         if bare.hasPrefix("[") && bare.hasSuffix("]") { bare = bare.dropFirst().dropLast() }
         self.host = String(bare)
         port = parsed.port
+    }
+
+    /// What keeps `url` from being fetched over http or https, in words;
+    /// nil when nothing does. The port is checked here: NIO traps on one
+    /// past 65535.
+    static func problem(with url: String) -> String? {
+        guard let parsed = URL(string: url), let scheme = parsed.scheme?.lowercased() else { return "not a URL" }
+        guard scheme == "http" || scheme == "https" else { return "not an http or https URL" }
+        guard let host = parsed.host(percentEncoded: false), !host.isEmpty else { return "no host" }
+        if let port = parsed.port, !(1...65_535).contains(port) { return "port \(port) is not from 1 to 65535" }
+        return nil
     }
 
     /// `host[:port]` as a `Host` header carries it.

@@ -62,14 +62,24 @@ public final class Fetcher: Sendable {
     }
 
     private let clients: NIOLockedValueBox<[ClientKey: HTTPClient]>
-    private let caFile: String?
+    /// `ca-file`'s certificates, read here (bounded, a regular file)
+    /// rather than by the TLS library, which would wait on a FIFO for ever.
+    private let caRoots: Result<[NIOSSLCertificate], FetchError>?
     private let timeout: TimeAmount
     private let responseLimit: BodyLimit
     private let environment: [String: String]
 
     /// `environment` gives `CREDENTIALS_DIRECTORY` for tokens.
     public init(settings: DaemonSettings, environment: [String: String]) {
-        caFile = settings.caFile
+        caRoots = settings.caFile.map { file in
+            Result { () throws(FetchError) in
+                do {
+                    return try Self.certificates(file)
+                } catch {
+                    throw FetchError("ca-file: \(error)")
+                }
+            }
+        }
         timeout = TimeAmount.milliseconds(Int64(settings.timeoutSeconds * 1000))
         responseLimit = .maxResponseBytes(settings.maxResponseBytes)
         self.environment = environment
@@ -81,7 +91,7 @@ public final class Fetcher: Sendable {
         clients.withLockedValue { clients in
             if let existing = clients[key] { return existing }
             var tls = TLSConfiguration.makeClientConfiguration()
-            if let caFile { tls.additionalTrustRoots = [.file(caFile)] }
+            if case let .success(roots)? = caRoots { tls.additionalTrustRoots = [.certificates(roots)] }
             key.identity?.apply(to: &tls)
             var configuration = HTTPClient.Configuration(
                 tlsConfiguration: tls,
@@ -121,6 +131,18 @@ public final class Fetcher: Sendable {
         }
     }
 
+    /// The PEM certificates of `file`, which must be a regular file of at
+    /// most 1 MiB holding at least one.
+    static func certificates(_ file: String) throws -> [NIOSSLCertificate] {
+        let certificates = try NIOSSLCertificate.fromPEMBytes(try BoundedReader.read(path: file, limit: 1 << 20))
+        guard !certificates.isEmpty else { throw NoCertificate(description: "\(file) holds no PEM certificate") }
+        return certificates
+    }
+
+    struct NoCertificate: Error, CustomStringConvertible {
+        let description: String
+    }
+
     private static let shutdownQueue = DispatchQueue(label: "io.ssvc.http-shutdown")
 
     /// `limit`: the most a body may have, `max-response-bytes` unless told.
@@ -128,7 +150,7 @@ public final class Fetcher: Sendable {
         _ url: String, etag: String?, options: FetchOptions = FetchOptions(), limit: BodyLimit? = nil
     ) async throws(FetchError) -> FetchOutcome {
         let limit = limit ?? responseLimit
-        if url.hasPrefix("file://") { return try readFile(url, limit: limit) }
+        if url.lowercased().hasPrefix("file://") { return try readFile(url, limit: limit) }
         let deadline = NIODeadline.now() + timeout
         let origin = FetchTarget(url)
         // Read once per check, before the first request: a token that
@@ -137,12 +159,15 @@ public final class Fetcher: Sendable {
         var current = url
         var visited: Set<String> = [url]
         for _ in 0...Self.maximumRedirects {
-            guard let target = FetchTarget(current) else { throw FetchError("'\(current)' is not a URL") }
+            guard let target = FetchTarget(current) else {
+                throw FetchError("cannot fetch '\(current)': \(FetchTarget.problem(with: current) ?? "not a URL")")
+            }
             var headers = HTTPHeaders()
             headers.add(name: "User-Agent", value: DaemonVersion.userAgent)
             headers.add(name: "Accept", value: "application/json")
             if let etag { headers.add(name: "If-None-Match", value: etag) }
             for header in options.headers { headers.replaceOrAdd(name: header.name, value: header.value) }
+            if target.scheme == "https", case let .failure(error)? = caRoots { throw error }
             let proxy = options.proxy.server(scheme: target.scheme, host: target.host)
             // The token goes to the configured host only, and only where
             // nobody can read it on the way: over https, or to loopback
@@ -167,11 +192,12 @@ public final class Fetcher: Sendable {
                 guard let location = reply.headers.first(name: "Location"),
                       let next = URL(string: location, relativeTo: URL(string: current))?.absoluteURL.absoluteString
                 else { throw FetchError("HTTP \(reply.status.code) redirect without a usable Location") }
-                if current.hasPrefix("https://") && !next.hasPrefix("https://") {
-                    throw FetchError("refused a redirect from https to \(next)")
+                // Schemes compare without case: HTTP://host is http://host.
+                if let problem = FetchTarget.problem(with: next) {
+                    throw FetchError("refused a redirect to \(next): \(problem)")
                 }
-                guard next.hasPrefix("https://") || next.hasPrefix("http://") else {
-                    throw FetchError("refused a redirect to \(next)")
+                if target.scheme == "https" && FetchTarget(next)?.scheme != "https" {
+                    throw FetchError("refused a redirect from https to \(next)")
                 }
                 guard visited.insert(next).inserted else { throw FetchError("redirect loop at \(next)") }
                 current = next

@@ -67,7 +67,10 @@ public struct TurkcellConfiguration: Sendable, Equatable {
     /// The messages due now, given when each was last shown.
     public func messagesDue(for context: EvaluationContext) -> [MessageNotice] {
         let properties = context.clientProperties
+        // An entry listed twice (the same id) is one message, shown once.
+        var seen: Set<String> = []
         return messages.compactMap { message in
+            guard seen.insert(message.key).inserted else { return nil }
             let record = context.messageRecords[message.key] ?? MessageDisplayRecord()
             guard message.isDue(at: context.now, properties: properties, record: record) else { return nil }
             var description = message.descriptions.select(language: context.locale.language) ?? UpdateDescription()

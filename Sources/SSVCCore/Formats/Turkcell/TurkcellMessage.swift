@@ -67,8 +67,9 @@ public struct MessageDisplayRecord: Sendable, Equatable, Codable {
         self.lastShown = lastShown
     }
 
-    /// The record after one more showing at `now`.
+    /// The record after one more showing at `now`; the count stops at its
+    /// largest value rather than wrapping.
     public func shown(at now: Date) -> MessageDisplayRecord {
-        MessageDisplayRecord(count: count + 1, lastShown: now)
+        MessageDisplayRecord(count: count == .max ? count : count + 1, lastShown: now)
     }
 }

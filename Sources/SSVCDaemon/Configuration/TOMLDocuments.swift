@@ -1,0 +1,179 @@
+@preconcurrency import Glibc
+import SSVCPosix
+import TOMLKit
+
+/// Configuration files read and parsed so that no file content can crash
+/// the daemon.
+///
+/// TOMLKit's parser (toml++, C++) keeps its assertions in release builds
+/// and recurses as deep as the input nests: a two-byte file (`[` and a line
+/// feed) aborts the process, 100,000 nested `[` overflow its stack. Where
+/// that cannot be mended from outside, the bytes are first parsed by a
+/// short-lived child (`ssvcd --validate-toml`), on a 1 MiB stack. A file
+/// the child could not get through is an error naming it and the line it
+/// stopped at; only files it parsed are parsed here, on a 16 MiB stack, so
+/// the same deterministic parse cannot run out of room here either.
+struct TOMLDocuments {
+    /// One file's bytes, read once: what the child checks is what is parsed here.
+    struct Document {
+        let file: String
+        let text: String
+    }
+
+    /// The largest configuration file, main or app.
+    static let maximumFileBytes = 1 << 20
+    static let childStackBytes = 1 << 20
+    static let parseStackBytes = 16 << 20
+    /// How long the child may take for all the files of one load.
+    static let childTimeout: Double = 10
+
+    /// The `ssvcd` executable that checks files in a child; nil parses in
+    /// this process only (unit tests, which feed no hostile files).
+    let validator: String?
+
+    /// Reads `file`: a regular file of at most 1 MiB of UTF-8 text without NUL.
+    static func read(_ file: String) throws(ConfigurationError) -> Document {
+        let bytes: [UInt8]
+        do {
+            bytes = try BoundedReader.read(path: file, limit: maximumFileBytes)
+        } catch {
+            throw ConfigurationError(file: file, problem: error.description)
+        }
+        if let nul = bytes.firstIndex(of: 0) {
+            throw ConfigurationError(file: file, problem: "line \(line(of: nul, in: bytes)): a NUL byte; a configuration file is text")
+        }
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            throw ConfigurationError(file: file, problem: "not UTF-8 text")
+        }
+        return Document(file: file, text: text)
+    }
+
+    /// The 1-based line of the byte at `offset`.
+    static func line(of offset: Int, in bytes: [UInt8]) -> Int {
+        bytes[..<offset].count { $0 == UInt8(ascii: "\n") } + 1
+    }
+
+    /// The tables of `documents`, in order, or the first file's error.
+    func parse(_ documents: [Document]) throws(ConfigurationError) -> [TOMLTable] {
+        if let validator {
+            let verdicts = try Self.check(documents.map { Array($0.text.utf8) }, validator: validator, files: documents.map(\.file))
+            for (document, verdict) in zip(documents, verdicts) {
+                if case let .rejected(problem) = verdict { throw ConfigurationError(file: document.file, problem: problem) }
+            }
+        }
+        var tables: [TOMLTable] = []
+        for document in documents {
+            let text = document.text
+            let result = StackThread.run(stackSize: Self.parseStackBytes) { Self.parseHere(text) }
+            switch result {
+            case let .success(table): tables.append(table)
+            case let .failure(problem): throw ConfigurationError(file: document.file, problem: problem.description)
+            }
+        }
+        return tables
+    }
+
+    /// A parse failure in words, with its place.
+    struct Problem: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    /// One parse on the calling thread.
+    static func parseHere(_ text: String) -> Result<TOMLTable, Problem> {
+        do {
+            return .success(try TOMLTable(string: text))
+        } catch let error as TOMLParseError {
+            let message = String(error.description.prefix(300).map { $0.isNewline ? " " : $0 })
+            return .failure(Problem(description: "\(message) (line \(error.source.begin.line), column \(error.source.begin.column))"))
+        } catch {
+            return .failure(Problem(description: "\(error)"))
+        }
+    }
+
+    // MARK: The child
+
+    enum Verdict: Equatable {
+        case parsed
+        case rejected(String)
+    }
+
+    /// Has `validator --validate-toml` parse each document; the verdicts in order.
+    static func check(_ documents: [[UInt8]], validator: String, files: [String]) throws(ConfigurationError) -> [Verdict] {
+        let (verdicts, ending) = try runChild(documents, validator: validator, file: files.first ?? "configuration")
+        guard verdicts.count < documents.count else { return verdicts }
+        // The child died on document `verdicts.count`: find the line it
+        // could not get past, by halving the prefixes of lines it is given.
+        let index = verdicts.count
+        let bytes = documents[index]
+        var lineEnds = bytes.indices.filter { bytes[$0] == UInt8(ascii: "\n") }.map { $0 + 1 }
+        if lineEnds.last != bytes.count { lineEnds.append(bytes.count) }
+        var (low, high) = (1, lineEnds.count)
+        while low < high {
+            let middle = (low + high) / 2
+            let prefix = Array(bytes[..<lineEnds[middle - 1]])
+            let (partial, _) = (try? runChild([prefix], validator: validator, file: files[index])) ?? ([], "")
+            if partial.isEmpty { high = middle } else { low = middle + 1 }
+        }
+        return verdicts + [.rejected("line \(low): not valid TOML (the TOML parser \(ending) on this line)")]
+    }
+
+    /// One child over `documents`: the verdicts it gave before it ended,
+    /// and how it ended when that was early ("crashed", "ran out of time").
+    private static func runChild(_ documents: [[UInt8]], validator: String, file: String) throws(ConfigurationError) -> ([Verdict], String) {
+        var input: [UInt8] = []
+        for document in documents {
+            withUnsafeBytes(of: UInt32(document.count).littleEndian) { input.append(contentsOf: $0) }
+            input.append(contentsOf: document)
+        }
+        let run: ChildProcess.Run
+        do {
+            run = try ChildProcess.run(
+                [validator, "--validate-toml"], input: input, timeout: childTimeout, outputLimit: 1 << 20, ownGroup: true
+            )
+        } catch {
+            throw ConfigurationError(file: file, problem: "cannot start \(validator) to check the file: \(error)")
+        }
+        let lines = run.output.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).dropLast()
+        let verdicts = lines.map { line -> Verdict in
+            let text = String(decoding: line, as: UTF8.self)
+            return text == "ok" ? .parsed : .rejected(String(text.drop { $0 != "\t" }.dropFirst()))
+        }
+        let ending = run.timedOut ? "took longer than \(Int(childTimeout)) s" : "crashed, \(run.termination),"
+        return (Array(verdicts.prefix(documents.count)), ending)
+    }
+
+    /// `ssvcd --validate-toml`: reads length-prefixed documents from
+    /// standard input and writes, for each, `ok` or `error<TAB>problem` on
+    /// a line of its own, written at once, so that the parent knows which
+    /// document a crash was on. Returns the exit status.
+    static func validateStandardInput() -> Int32 {
+        // A crash here is expected on some files: no core dump for it.
+        var noCore = rlimit(rlim_cur: 0, rlim_max: 0)
+        setrlimit(__rlimit_resource_t(RLIMIT_CORE.rawValue), &noCore)
+        guard let input = try? BoundedReader.read(descriptor: STDIN_FILENO, name: "standard input", limit: 256 << 20) else { return 2 }
+        var offset = 0
+        while offset + 4 <= input.count {
+            let length = input[offset..<offset + 4].reversed().reduce(0) { $0 << 8 | Int($1) }
+            offset += 4
+            guard length <= input.count - offset else { return 2 }
+            let text = String(decoding: input[offset..<offset + length], as: UTF8.self)
+            offset += length
+            let result = StackThread.run(stackSize: childStackBytes) { parseHere(text) }
+            var line: String
+            switch result {
+            case .success: line = "ok\n"
+            case let .failure(problem): line = "error\t" + problem.description.filter { $0 != "\n" && $0 != "\t" } + "\n"
+            }
+            let bytes = Array(line.utf8)
+            _ = bytes.withUnsafeBytes { write(STDOUT_FILENO, $0.baseAddress, $0.count) }
+        }
+        return 0
+    }
+}
+
+extension ConfigurationLoader {
+    /// The hidden `ssvcd --validate-toml` mode, for `TOMLDocuments`' child.
+    public static func validateTOMLFromStandardInput() -> Int32 {
+        TOMLDocuments.validateStandardInput()
+    }
+}
