@@ -5,6 +5,8 @@ Each request reads the scenario file afresh, so a test changes the server's
 behaviour by rewriting it. Every request is appended to the log file as one
 JSON line (path, query, headers). Scenario keys:
   mode     normal | hang | reset | big | redirect-loop | https-to-http | redirect
+           | redirect-chain (/rN answers 302 to /rN+1) | slow-headers (one
+           header byte every `delay` s) | huge-headers (`size` bytes of headers)
   location where redirect mode sends the client (302)
   status   HTTP status (normal mode), default 200
   body     response body (normal mode)
@@ -66,7 +68,40 @@ class Handler(BaseHTTPRequestHandler):
             self.send_response(302)
             self.send_header("Location", target)
             self.send_header("Content-Length", "0")
+            if scenario.get("close"):
+                self.send_header("Connection", "close")
+                self.close_connection = True
             self.end_headers()
+            return
+        if mode == "redirect-chain":
+            step = int(parts.path.lstrip("/r") or "0") if parts.path.lstrip("/r").isdigit() else 0
+            self.send_response(302)
+            self.send_header("Location", "/r%d" % (step + 1))
+            self.send_header("Content-Length", "0")
+            if scenario.get("close"):
+                self.send_header("Connection", "close")
+                self.close_connection = True
+            self.end_headers()
+            return
+        if mode == "slow-headers":
+            try:
+                for byte in b"HTTP/1.1 200 OK\r\nX-Slow: " + b"a" * 1000:
+                    self.wfile.write(bytes([byte]))
+                    self.wfile.flush()
+                    time.sleep(scenario.get("delay", 2))
+            except (BrokenPipeError, ConnectionResetError):
+                pass
+            self.close_connection = True
+            return
+        if mode == "huge-headers":
+            try:
+                self.wfile.write(b"HTTP/1.1 200 OK\r\n")
+                line = b"X-Filler: " + b"a" * 8000 + b"\r\n"
+                for _ in range(scenario.get("size", 100 << 20) // len(line)):
+                    self.wfile.write(line)
+            except (BrokenPipeError, ConnectionResetError):
+                pass
+            self.close_connection = True
             return
         if mode == "redirect":
             self.send_response(302)

@@ -134,7 +134,16 @@ struct DaemonCheckTests {
 
     @Test("a hostile server: the failure counts, the last good response stays, a retry is planned, the daemon lives", arguments: [
         (#"{"status": 500, "body": "oops"}"#, "HTTP 500"),
-        (#"{"mode": "hang"}"#, "timeout-seconds"),
+        (#"{"mode": "hang"}"#, "took longer than timeout-seconds (2 s)"),
+        (#"{"mode": "slow-headers", "delay": 0.3}"#, "took longer than timeout-seconds (2 s)"),
+        (#"{"mode": "huge-headers", "size": 4000000}"#, "sent more header bytes than allowed (80 KiB)"),
+        (#"{"mode": "redirect-chain"}"#, "more than 5 redirects"),
+        (#"{"mode": "redirect-chain", "close": true}"#, "more than 5 redirects"),
+        (#"{"mode": "redirect-loop", "close": true}"#, "redirect loop at http://127.0.0.1:"),
+        (#"{"mode": "redirect", "location": "http://127.0.0.1:65536/doc.json"}"#, "refused a redirect to http://127.0.0.1:65536/doc.json: port 65536 is not from 1 to 65535"),
+        (#"{"mode": "redirect", "location": "http://[::1]:99999/doc.json"}"#, "port 99999 is not from 1 to 65535"),
+        (#"{"status": 503, "body": "", "headers": {"Retry-After": "Sun, 06 Nov 300000000000 08:49:37 GMT"}}"#, "HTTP 503"),
+        (#"{"status": 503, "body": "", "headers": {"Retry-After": "Sun, 06 Nov -300000000000 08:49:37 GMT"}}"#, "HTTP 503"),
         (#"{"mode": "reset"}"#, "reading the response"),
         (#"{"body": "{not json"}"#, "response rejected: not valid JSON"),
         (#"{"body": "{\"SSVCLatestVersionNumber\":-1}"}"#, "SSVCLatestVersionNumber: expected an unsigned integer, found -1"),
@@ -157,6 +166,17 @@ struct DaemonCheckTests {
         let next = try #require(ISO8601DateFormatter().date(from: String(nextText.prefix { $0 != "]" })))
         #expect((29...61).contains(next.timeIntervalSince(lastCheck)), "retry \(next.timeIntervalSince(lastCheck)) s after")
         #expect(daemon.process.isRunning)
+        #expect(daemon.stop() == 0)
+    }
+
+    @Test("a redirect's scheme is read without case: HTTP://host is followed as http")
+    func upperCaseRedirect() throws {
+        let server = try VersionServer(scenario: ["body": goodBody])
+        try server.set(["mode": "redirect", "location": server.url("/doc.json").replacingOccurrences(of: "http://", with: "HTTP://"),
+                        "paths": ["/doc.json": ["mode": "normal"]]])
+        let daemon = try DaemonProcess(apps: appTable("upper", url: server.url("/ssvc")))
+        #expect(daemon.wait { daemon.app("upper")?["lastSuccess"] != nil }, "\(daemon.log)")
+        #expect(server.requests().contains { $0["path"] as? String == "/doc.json" })
         #expect(daemon.stop() == 0)
     }
 

@@ -66,6 +66,8 @@ public final class Fetcher: Sendable {
     /// rather than by the TLS library, which would wait on a FIFO for ever.
     private let caRoots: Result<[NIOSSLCertificate], FetchError>?
     private let timeout: TimeAmount
+    /// "timeout-seconds (30 s)", for messages.
+    private let timeoutText: String
     private let responseLimit: BodyLimit
     private let environment: [String: String]
 
@@ -80,7 +82,9 @@ public final class Fetcher: Sendable {
                 }
             }
         }
+        // Within ConfigurationLoader.Limits.timeoutSeconds: no overflow here.
         timeout = TimeAmount.milliseconds(Int64(settings.timeoutSeconds * 1000))
+        timeoutText = "timeout-seconds (\(Self.seconds(settings.timeoutSeconds)))"
         responseLimit = .maxResponseBytes(settings.maxResponseBytes)
         self.environment = environment
         clients = NIOLockedValueBox([:])
@@ -137,6 +141,11 @@ public final class Fetcher: Sendable {
         let certificates = try NIOSSLCertificate.fromPEMBytes(try BoundedReader.read(path: file, limit: 1 << 20))
         guard !certificates.isEmpty else { throw NoCertificate(description: "\(file) holds no PEM certificate") }
         return certificates
+    }
+
+    /// 30 s, 0.5 s.
+    private static func seconds(_ value: Double) -> String {
+        value == value.rounded() ? "\(Int(value)) s" : "\(value) s"
     }
 
     struct NoCertificate: Error, CustomStringConvertible {
@@ -228,7 +237,7 @@ public final class Fetcher: Sendable {
                 switch error {
                 case let .connect(cause): throw FetchError("cannot connect to proxy \(proxy): \(Self.reason(cause))")
                 case let .exchange(cause): throw FetchError("proxy \(proxy): \(Self.reason(cause)) before a whole response")
-                case .timedOut: throw FetchError("the request to \(target.host) took longer than timeout-seconds\(Self.through(proxy))")
+                case .timedOut: throw FetchError("the request to \(target.host) took longer than \(timeoutText)\(Self.through(proxy))")
                 case let .tooLarge(length?): throw FetchError("response of \(length) bytes is larger than \(limit)")
                 case .tooLarge(nil): throw FetchError("response is larger than \(limit)")
                 case .closedEarly: throw FetchError("proxy \(proxy) closed the connection before a whole response")
@@ -242,6 +251,11 @@ public final class Fetcher: Sendable {
         do {
             response = try await client(for: ClientKey(proxy: proxy, identity: identity)).execute(request, deadline: deadline)
         } catch {
+            // Past the deadline, whatever timed out first (a server that
+            // sends a byte now and then resets the read timeout each time).
+            if NIODeadline.now() >= deadline {
+                throw FetchError("the request to \(target.host) took longer than \(timeoutText)\(Self.through(proxy))")
+            }
             throw FetchError(Self.describe(error, url: url, proxy: proxy))
         }
         let body = response.status.code == 200 ? try await collect(response, deadline: deadline, limit: limit) : []
@@ -269,6 +283,7 @@ public final class Fetcher: Sendable {
         } catch let error as FetchError {
             throw error
         } catch {
+            if NIODeadline.now() >= deadline { throw FetchError("reading the response took longer than \(timeoutText)") }
             throw FetchError("reading the response: \(Self.describe(error, url: nil))")
         }
         return body
@@ -309,6 +324,10 @@ public final class Fetcher: Sendable {
             case .cancelled: return "cancelled"
             default: return "\(error)"
             }
+        }
+        if let error = error as? HTTPParserError {
+            if case .headerOverflow = error { return "the server\(target) sent more header bytes than allowed (80 KiB)" }
+            return "the server\(target) sent a malformed HTTP response (\(error))"
         }
         if let error = error as? NIOSSLError {
             let text = "\(error)"
