@@ -44,13 +44,22 @@ public enum DaemonMain {
         }
 
         let store = StateStore(directory: configuration.daemon.stateDirectory)
-        let loaded: (state: DaemonState, recovery: StateStore.Recovery?)
+        let loaded: StateStore.Loaded
         do {
             loaded = try store.load(now: Date())
         } catch {
             logger.critical("cannot use the state directory: \(error)", metadata: ["SSVC_ERROR": "\(error)"])
             if echoesToStandardError(logTarget) { StandardError.writeLine("ssvcd: cannot use the state directory: \(error)") }
             return 73  // EX_CANTCREAT
+        }
+        if let schema = loaded.newerSchema {
+            logger.error(
+                "\(store.path) was written by a newer ssvc (schema \(schema); this one reads \(DaemonState.currentSchema)): kept as it is and not written; running on a fresh state in memory",
+                metadata: ["MESSAGE_ID": "\(MessageID.stateRecovered.rawValue)", "SSVC_ERROR": "state schema \(schema) is newer than \(DaemonState.currentSchema)"]
+            )
+        }
+        for repair in loaded.repairs {
+            logger.warning("\(repair)", metadata: ["MESSAGE_ID": "\(MessageID.stateRecovered.rawValue)", "SSVC_ERROR": "\(repair)"])
         }
         if let recovery = loaded.recovery {
             logger.warning("state file unusable (\(recovery.reason)); moved to \(recovery.movedTo), starting fresh", metadata: [
@@ -61,7 +70,7 @@ public enum DaemonMain {
         let idleMemory = IdleMemoryReleaser()
         let service = CheckService(
             configuration: configuration, overrides: overrides, environment: environment, state: loaded.state,
-            store: store, logger: logger, machineID: machineID(), machine: MachineFactsReader.gather(), idleMemory: idleMemory
+            store: loaded.newerSchema == nil ? store : nil, logger: logger, machineID: machineID(), machine: MachineFactsReader.gather(), idleMemory: idleMemory
         )
         let server: ControlServer
         do {

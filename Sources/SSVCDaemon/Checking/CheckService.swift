@@ -15,7 +15,17 @@ public actor CheckService: Service {
     private let overrides: ConfigurationLoader.Overrides
     private let environment: [String: String]
     private var state: DaemonState { didSet { statusCache.invalidate() } }
-    private let store: StateStore
+    /// Nil when the state file belongs to a newer ssvc: the state then
+    /// lives in memory only, and the file is left as it is.
+    private let store: StateStore?
+    /// Why the state file cannot be written now; said once, and once more
+    /// when it can again. While set, a timer tries again.
+    private var stateProblem: String?
+    private var saveRetry: DispatchSourceTimer?
+    /// When a state or metrics file that could not be written is tried
+    /// again: after 15 s, then twice as long each time, at most 15 min.
+    static let writeRetrySeconds: ClosedRange<Double> = 15...900
+    private var writeRetryDelay = writeRetrySeconds.lowerBound
     private var fetcher: Fetcher
     private let logger: Logger
     private let journal: CheckJournal
@@ -54,7 +64,7 @@ public actor CheckService: Service {
 
     public init(
         configuration: Configuration, overrides: ConfigurationLoader.Overrides, environment: [String: String],
-        state: DaemonState, store: StateStore, logger: Logger, machineID: String, machine: MachineFacts,
+        state: DaemonState, store: StateStore?, logger: Logger, machineID: String, machine: MachineFacts,
         idleMemory: IdleMemoryReleaser? = nil
     ) {
         self.configuration = configuration
@@ -79,7 +89,7 @@ public actor CheckService: Service {
         for app in configuration.apps { arm(app.name, atStart: true) }
         writeMetrics()
         ServiceNotifier.shared.notify("READY=1\nSTATUS=\(summary())")
-        logger.info("started with \(configuration.apps.count) apps", metadata: ["SSVC_STATE_DIR": "\(store.directory)"])
+        logger.info("started with \(configuration.apps.count) apps", metadata: ["SSVC_STATE_DIR": "\(configuration.daemon.stateDirectory)"])
         idleMemory?.noteActivity()
         do {
             try await gracefulShutdown()
@@ -109,7 +119,13 @@ public actor CheckService: Service {
         // Figures of a stopped daemon would read as current: none is better.
         if let path = configuration.daemon.metricsFile { unlink(path) }
         await fetcher.shutdown()
-        logger.info("stopped; state written to \(store.path)")
+        saveRetry?.cancel()
+        saveRetry = nil
+        if let store, stateProblem == nil {
+            logger.info("stopped; state written to \(store.path)")
+        } else {
+            logger.info("stopped; the state was not written")
+        }
     }
 
     // MARK: Queries
@@ -393,21 +409,74 @@ public actor CheckService: Service {
             metricsDirty = false
             if metricsProblem != nil { logger.info("metrics file \(path) written again") }
             metricsProblem = nil
+            settleRetry()
         } catch {
             // Said once, not at every check: the next burst tries again.
             if metricsProblem != error.description {
                 logger.warning("cannot write the metrics file: \(error)", metadata: ["SSVC_ERROR": "\(error)"])
             }
             metricsProblem = error.description
+            armSaveRetry()
         }
     }
 
+    /// Writes the state file. A write that fails (a full disk) is said
+    /// once, not at every check; the state stays in memory and is written
+    /// as soon as a retry every `writeRetrySeconds` succeeds, which is said too.
     private func save() {
+        guard let store else { return }
         do {
             try store.save(state)
+            if stateProblem != nil { logger.notice("state written again to \(store.path)") }
+            stateProblem = nil
+            settleRetry()
         } catch {
-            logger.error("cannot save the state, keeping it in memory: \(error)", metadata: ["SSVC_ERROR": "\(error)"])
+            if stateProblem == nil {
+                logger.error(
+                    "cannot save the state, keeping it in memory and trying again from time to time: \(error)",
+                    metadata: ["SSVC_ERROR": "\(error)"]
+                )
+            }
+            stateProblem = error.description
+            armSaveRetry()
         }
+    }
+
+    /// While the state or the metrics file cannot be written, tries again
+    /// now and then: the only timer an otherwise idle daemon has then.
+    private func armSaveRetry() {
+        guard saveRetry == nil, !stopping else { return }
+        let timer = DispatchSource.makeTimerSource(queue: timerQueue)
+        timer.schedule(deadline: .now() + writeRetryDelay, leeway: .seconds(1))
+        timer.setEventHandler { [weak self] in
+            Task { await self?.retryWrites() }
+        }
+        timer.activate()
+        saveRetry = timer
+        writeRetryDelay = min(writeRetryDelay * 2, Self.writeRetrySeconds.upperBound)
+    }
+
+    private func retryWrites() {
+        saveRetry?.cancel()
+        saveRetry = nil
+        guard !stopping else { return }
+        if stateProblem != nil { save() }
+        if metricsProblem != nil {
+            metricsDirty = true
+            writeMetrics()
+        }
+        settleRetry()
+    }
+
+    /// Stops the retry timer once both files are written.
+    private func settleRetry() {
+        guard stateProblem == nil, metricsProblem == nil else {
+            armSaveRetry()
+            return
+        }
+        saveRetry?.cancel()
+        saveRetry = nil
+        writeRetryDelay = Self.writeRetrySeconds.lowerBound
     }
 
     /// One line for systemd's STATUS=: counts by status, and failures.

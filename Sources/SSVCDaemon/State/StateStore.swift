@@ -24,28 +24,102 @@ public struct StateStore: Sendable {
         public let reason: String
     }
 
-    /// The saved state; a fresh one when there is none. An unreadable or
-    /// corrupt file is renamed `state.json.corrupt-<time>` (kept for a
-    /// post-mortem) and a fresh state is used.
-    public func load(now: Date) throws(Failure) -> (state: DaemonState, recovery: Recovery?) {
+    /// What `load` found.
+    public struct Loaded: Sendable {
+        public var state: DaemonState
+        /// The file could not be used and was moved aside.
+        public var recovery: Recovery?
+        /// The schema of a file written by a newer ssvc: kept as it is,
+        /// and never written over by this one.
+        public var newerSchema: Int?
+        /// Fields whose numbers were out of range, each reset, in words.
+        public var repairs: [String] = []
+    }
+
+    /// The saved state; a fresh one when there is none.
+    ///
+    /// | the file                         | result                                              |
+    /// |----------------------------------|-----------------------------------------------------|
+    /// | absent                           | a fresh state                                       |
+    /// | this schema                      | its state; numbers out of range reset (`repairs`)   |
+    /// | a newer schema                   | a fresh state in memory, the file left (`newerSchema`) |
+    /// | unreadable, corrupt, older, special | moved to `state.json.corrupt-<time>` (`recovery`) |
+    public func load(now: Date) throws(Failure) -> Loaded {
         try makeDirectory()
         removeLeftoverTemporaries()
         let bytes: [UInt8]
         do {
             bytes = try BoundedReader.read(path: path, limit: 64 << 20)
         } catch {
-            if error.code == ENOENT { return (DaemonState(), nil) }
-            return (DaemonState(), try moveAside(now: now, reason: error.description))
+            if error.code == ENOENT { return Loaded(state: DaemonState()) }
+            return Loaded(state: DaemonState(), recovery: try moveAside(now: now, reason: error.description))
         }
+        if let header = try? Self.decoder.decode(SchemaHeader.self, from: Data(bytes)), header.schema > DaemonState.currentSchema {
+            return Loaded(state: DaemonState(), newerSchema: header.schema)
+        }
+        let (repaired, repairs) = Self.repairNumbers(bytes)
         do {
-            let state = try Self.decoder.decode(DaemonState.self, from: Data(bytes))
+            let state = try Self.decoder.decode(DaemonState.self, from: Data(repaired))
             guard state.schema == DaemonState.currentSchema else {
-                return (DaemonState(), try moveAside(now: now, reason: "schema \(state.schema) is not \(DaemonState.currentSchema)"))
+                return Loaded(state: DaemonState(), recovery: try moveAside(now: now, reason: "schema \(state.schema) is not \(DaemonState.currentSchema)"))
             }
-            return (state, nil)
+            return Loaded(state: state, repairs: repairs)
         } catch {
-            return (DaemonState(), try moveAside(now: now, reason: "not a state file: \(Self.describe(error))"))
+            return Loaded(state: DaemonState(), recovery: try moveAside(now: now, reason: "not a state file: \(Self.describe(error))"))
         }
+    }
+
+    private struct SchemaHeader: Decodable {
+        let schema: Int
+    }
+
+    /// The state file with each integer field that is out of its type's
+    /// range (a hand edit, a damaged disk) set back: a count to its
+    /// largest value or 0, a version number removed. So one bad number
+    /// costs one field, not every app's state. The file as it is when it
+    /// is not JSON at all (decoding then says why).
+    static func repairNumbers(_ bytes: [UInt8]) -> (bytes: [UInt8], repairs: [String]) {
+        guard case var .object(root) = (try? JSONParser.parse(bytes)) ?? .null,
+              let appsIndex = root.firstIndex(where: { $0.key == "apps" }), case var .object(apps) = root[appsIndex].value
+        else { return (bytes, []) }
+        var repairs: [String] = []
+        func check(_ value: inout JSONValue?, _ path: String, fits: (String) -> Bool, reset: (String) -> JSONValue?) {
+            guard let current = value, case let .number(text) = current, !fits(text) else { return }
+            value = reset(text)
+            repairs.append("state.json: \(path) out of range (\(current.summary)); \(value.map { "set to \($0.summary)" } ?? "removed")")
+        }
+        let count = { (text: String) -> JSONValue? in .number(text.hasPrefix("-") ? "0" : String(Int.max)) }
+        let unsigned = { (text: String) in UInt64(text) != nil }
+        for index in apps.indices {
+            guard case var .object(app) = apps[index].value else { continue }
+            let name = "apps.\(apps[index].key)"
+            app.update("consecutiveFailures") { check(&$0, "\(name).consecutiveFailures", fits: { Int($0).map { $0 >= 0 } ?? false }, reset: count) }
+            app.update("currentVersionNumber") { check(&$0, "\(name).currentVersionNumber", fits: unsigned) { _ in nil } }
+            app.update("decision") { decision in
+                guard case var .object(members)? = decision else { return }
+                for key in ["latestVersionNumber", "minimumSupportedVersionNumber"] {
+                    members.update(key) { check(&$0, "\(name).decision.\(key)", fits: unsigned) { _ in nil } }
+                }
+                decision = .object(members)
+            }
+            app.update("messages") { messages in
+                guard case var .object(records)? = messages else { return }
+                for record in records.indices {
+                    guard case var .object(fields) = records[record].value else { continue }
+                    fields.update("count") {
+                        check(&$0, "\(name).messages.\(records[record].key).count", fits: unsigned) { text in
+                            .number(text.hasPrefix("-") ? "0" : String(UInt64.max))
+                        }
+                    }
+                    records[record].value = .object(fields)
+                }
+                messages = .object(records)
+            }
+            apps[index].value = .object(app)
+        }
+        guard !repairs.isEmpty else { return (bytes, []) }
+        root[appsIndex].value = .object(apps)
+        return (Array(JSONValue.object(root).canonicalText.utf8), repairs)
     }
 
     /// Writes a temporary file, fsyncs it, renames it over `state.json`, and
@@ -92,8 +166,13 @@ public struct StateStore: Sendable {
     }
 
     private static func describe(_ error: any Error) -> String {
-        if case let DecodingError.dataCorrupted(context) = error { return context.debugDescription }
-        if case let DecodingError.keyNotFound(key, _) = error { return "missing \(key.stringValue)" }
+        if case let DecodingError.dataCorrupted(context) = error {
+            let path = context.codingPath.map(\.stringValue).joined(separator: ".")
+            return path.isEmpty ? context.debugDescription : "\(path): \(context.debugDescription)"
+        }
+        if case let DecodingError.keyNotFound(key, context) = error {
+            return "missing \((context.codingPath.map(\.stringValue) + [key.stringValue]).joined(separator: "."))"
+        }
         if case let DecodingError.typeMismatch(_, context) = error {
             return "\(context.codingPath.map(\.stringValue).joined(separator: ".")): \(context.debugDescription)"
         }
@@ -112,4 +191,19 @@ public struct StateStore: Sendable {
         decoder.dateDecodingStrategy = .iso8601
         return decoder
     }()
+}
+
+extension [(key: String, value: JSONValue)] {
+    /// Changes the member named `key` in place (nil: absent; set nil to remove it).
+    fileprivate mutating func update(_ key: String, _ change: (inout JSONValue?) -> Void) {
+        let index = firstIndex { $0.key == key }
+        var value = index.map { self[$0].value }
+        change(&value)
+        switch (index, value) {
+        case let (index?, value?): self[index].value = value
+        case let (index?, nil): remove(at: index)
+        case let (nil, value?): append((key, value))
+        case (nil, nil): break
+        }
+    }
 }
