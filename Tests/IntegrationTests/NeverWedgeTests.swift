@@ -1,0 +1,260 @@
+import Foundation
+import SSVCPosix
+import Testing
+
+/// What an attacker or a careless operator can hand ssvcd: none of it may
+/// crash it, hang it, or keep SIGTERM from stopping it.
+@Suite("never crash, never wedge: stalled supervisors, hostile files, numbers at their limits")
+struct NeverWedgeTests {
+    @Test("a notify socket read once and then never: 50 Check and 50 Reload calls are answered and SIGTERM stops the daemon")
+    func stalledSupervisor() throws {
+        let folder = try TemporaryFolder()
+        let listener = try NotifyListener(folder: folder)
+        let daemon = try DaemonProcess(
+            apps: appTable("n", url: "file://" + (try folder.file("r.json", goodBody))),
+            environment: ["NOTIFY_SOCKET": listener.path], folder: folder
+        )
+        let ready = listener.receive(for: 10) { $0.contains { $0.contains("READY=1") } }
+        #expect(ready.contains { $0.contains("READY=1") })
+        // From here on nobody reads: the socket's queue fills after ten messages.
+        for round in 0..<50 {
+            let check = try Executable.run("ssvcctl", ["--socket", daemon.socketPath, "check", "n", "--timeout", "10"])
+            #expect(check.status == 10, "check \(round): \(check.standardError)")
+            let reload = try Executable.run("ssvcctl", ["--socket", daemon.socketPath, "reload", "--timeout", "10"])
+            #expect(reload.status == 0, "reload \(round): \(reload.standardError)")
+            if check.status != 10 || reload.status != 0 { break }
+        }
+        let stopped = Date()
+        #expect(daemon.stop() == 0)
+        #expect(Date().timeIntervalSince(stopped) < 5)
+    }
+
+    /// Files that crash or overflow the TOML library, by name (the texts
+    /// are too big to print as test arguments).
+    static let crashingFiles: [String: String] = [
+        "open bracket": "[\n",
+        "array header": "a = 1\n[[\nx=1\n",
+        "100,000 dotted parts": String(repeating: "a.", count: 100_000) + "b = 1\n",
+        "100,000 nested arrays": "x = " + String(repeating: "[", count: 100_000) + "\n",
+        "200,000 brackets": String(repeating: "[", count: 200_000),
+        "NUL": "url = \"file:///x\"\nversion = \"1\"\n\u{0}[daemon]\n",
+    ]
+
+    @Test("file contents that crash the TOML library: exit 78 at start with file and line", arguments: [
+        ("open bracket", ": line 1: not valid TOML"),
+        ("array header", ": line 2: not valid TOML"),
+        ("100,000 dotted parts", ": line 1: not valid TOML"),
+        ("100,000 nested arrays", "(line 1, column"),
+        ("NUL", ": line 3: a NUL byte"),
+    ])
+    func crashingFileAtStart(name: String, problem: String) throws {
+        let folder = try TemporaryFolder()
+        try FileManager.default.createDirectory(at: folder.url.appendingPathComponent("apps.d"), withIntermediateDirectories: true)
+        let app = try folder.file("apps.d/x.toml", try #require(Self.crashingFiles[name]))
+        let main = try folder.file("ssvcd.toml", "[daemon]\nstate-dir = \"state\"\nsocket = \"c.sock\"\napps-dir = \"apps.d\"\n")
+        let result = try Executable.run("ssvcd", ["--config", main, "--log-target", "stderr"])
+        #expect(result.status == 78, "\(result.standardError)")
+        #expect(result.standardError.contains(app) && result.standardError.contains(problem), "\(result.standardError)")
+        #expect(!FileManager.default.fileExists(atPath: folder.url.appendingPathComponent("c.sock").path))
+    }
+
+    @Test("a two-byte file dropped into apps.d and reloaded: the daemon lives, keeps its apps and answers InvalidConfiguration")
+    func crashingFileAtReload() throws {
+        let folder = try TemporaryFolder()
+        try FileManager.default.createDirectory(at: folder.url.appendingPathComponent("apps.d"), withIntermediateDirectories: true)
+        let daemon = try DaemonProcess(apps: appTable("kept", url: "file://" + (try folder.file("r.json", goodBody))), folder: folder)
+        #expect(daemon.wait { daemon.app("kept")?["lastSuccess"] != nil })
+        for name in ["open bracket", "200,000 brackets", "100,000 dotted parts"] {
+            let bad = try folder.file("apps.d/x.toml", try #require(Self.crashingFiles[name]))
+            let reload = try Executable.run("ssvcctl", ["--socket", daemon.socketPath, "reload", "--timeout", "10"])
+            #expect(reload.status == 1)
+            #expect(reload.standardError.contains("\(bad): line 1: not valid TOML"), "\(reload.standardError)")
+            #expect(daemon.process.isRunning)
+            #expect(try daemon.statusByApp().keys.sorted() == ["kept"])
+        }
+        #expect(daemon.stop() == 0)
+    }
+
+    @Test("numbers past their ranges in the configuration: exit 78 naming the key, never a trap", arguments: [
+        ("timeout-seconds = 1e308", "daemon.timeout-seconds: must be from 0.001 to 3600"),
+        ("timeout-seconds = inf", "daemon.timeout-seconds: must be from 0.001 to 3600, found inf"),
+        ("timeout-seconds = nan", "daemon.timeout-seconds: must be from 0.001 to 3600, found nan"),
+        ("timeout-seconds = 9e18", "daemon.timeout-seconds: must be from 0.001 to 3600"),
+        ("timeout-seconds = 9223372036854775807", "daemon.timeout-seconds: must be from 0.001 to 3600"),
+        ("min-interval-seconds = 9223372036854775807", "daemon.min-interval-seconds: must be from 0 to 2678400"),
+        ("max-response-bytes = 9223372036854775807", "daemon.max-response-bytes: must be from 1 to 67108864"),
+    ])
+    func configuredNumbers(setting: String, problem: String) throws {
+        let folder = try TemporaryFolder()
+        let main = try folder.file("ssvcd.toml", "[daemon]\nstate-dir = \"state\"\nsocket = \"c.sock\"\n\(setting)\n")
+        let result = try Executable.run("ssvcd", ["--config", main, "--log-target", "stderr"])
+        #expect(result.status == 78, "\(result.standardError)")
+        #expect(result.standardError.contains(problem), "\(result.standardError)")
+    }
+
+    @Test("a URL whose port is past 65535 is refused at start, naming the app's key")
+    func portOutOfRange() throws {
+        let folder = try TemporaryFolder()
+        let main = try folder.file("ssvcd.toml", "[daemon]\nstate-dir = \"state\"\nsocket = \"c.sock\"\n" + appTable("p", url: "http://127.0.0.1:99999/x"))
+        let result = try Executable.run("ssvcd", ["--config", main, "--log-target", "stderr"])
+        #expect(result.status == 78)
+        #expect(result.standardError.contains("app.url: 'http://127.0.0.1:99999/x': port 99999 is not from 1 to 65535"), "\(result.standardError)")
+    }
+
+    @Test("WATCHDOG_USEC=1 does not spin a CPU: pings come at most every 100 ms")
+    func tinyWatchdog() throws {
+        let folder = try TemporaryFolder()
+        let listener = try NotifyListener(folder: folder)
+        let daemon = try DaemonProcess(apps: "", environment: ["NOTIFY_SOCKET": listener.path, "WATCHDOG_USEC": "1"], folder: folder)
+        let messages = listener.receive(for: 1.5) { _ in false }
+        let pings = messages.filter { $0 == "WATCHDOG=1" }.count
+        #expect(pings >= 5 && pings <= 20, "\(pings) pings in 1.5 s")
+        let ticks = try String(contentsOfFile: "/proc/\(daemon.process.pid)/stat", encoding: .utf8)
+            .split(separator: ")").last!.split(separator: " ")
+        let cpu = (Int(ticks[11]) ?? 0) + (Int(ticks[12]) ?? 0)
+        #expect(cpu < 50, "\(cpu) clock ticks of CPU in about 1.5 s")
+        #expect(daemon.stop() == 0)
+    }
+
+    @Test("a failure count at its largest in the state file, then a failed check: the count saturates, the daemon lives")
+    func saturatedFailures() throws {
+        let folder = try TemporaryFolder()
+        let apps = appTable("s", url: "file://" + folder.url.appendingPathComponent("absent.json").path)
+        let first = try DaemonProcess(apps: apps, folder: folder)
+        #expect(first.wait { first.app("s")?["lastCheck"] != nil })
+        #expect(first.stop() == 0)
+        let path = first.stateDirectory + "/state.json"
+        var text = try String(contentsOfFile: path, encoding: .utf8)
+        text = text.replacingOccurrences(of: #""consecutiveFailures" : 1"#, with: #""consecutiveFailures" : 9223372036854775807"#)
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        let second = try DaemonProcess(apps: apps, folder: folder)
+        #expect(second.wait { FileManager.default.fileExists(atPath: second.socketPath) })
+        let check = try Executable.run("ssvcctl", ["--socket", second.socketPath, "check", "s", "--timeout", "10"])
+        #expect(second.process.isRunning, "\(second.log)")
+        #expect(second.app("s")?["consecutiveFailures"] as? Int == Int.max, "\(check.standardOutput)")
+        #expect(second.stop() == 0)
+    }
+
+    @Test("a version command that closes its output and runs on is killed at 5 s; Check answers, SIGTERM stops")
+    func commandThatClosesItsOutput() throws {
+        let folder = try TemporaryFolder()
+        let apps = """
+            [[app]]
+            name = "cmd"
+            url = "file://\(try folder.file("r.json", goodBody))"
+            schedule = "never"
+            version-command = ["sh", "-c", "echo 1.0; exec >&-; exec sleep 60"]
+            """
+        let daemon = try DaemonProcess(apps: apps, folder: folder)
+        #expect(daemon.wait { FileManager.default.fileExists(atPath: daemon.socketPath) })
+        let started = Date()
+        let check = try Executable.run("ssvcctl", ["--socket", daemon.socketPath, "check", "cmd", "--json", "--timeout", "20"])
+        #expect(Date().timeIntervalSince(started) < 9)
+        #expect(check.standardOutput.contains("version-command sh did not finish within 5 s"), "\(check.standardOutput)")
+        // SIGTERM while the command runs again: the stop waits for it at most until its limit.
+        let second = try ChildProcess(try Executable.path("ssvcctl"), ["--socket", daemon.socketPath, "check", "cmd", "--timeout", "20"], output: "/dev/null", error: "/dev/null")
+        Thread.sleep(forTimeInterval: 0.5)
+        let stopping = Date()
+        #expect(daemon.stop() == 0)
+        #expect(Date().timeIntervalSince(stopping) < 7)
+        _ = second.exitCode()
+    }
+
+    @Test("FIFOs where files belong: the daemon names them and never waits on them")
+    func fifos() throws {
+        let folder = try TemporaryFolder()
+        let fifo = folder.url.appendingPathComponent("fifo").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+
+        // The state file: moved aside at start, and the daemon runs.
+        try FileManager.default.createDirectory(at: folder.url.appendingPathComponent("state"), withIntermediateDirectories: true)
+        #expect(mkfifo(folder.url.appendingPathComponent("state/state.json").path, 0o600) == 0)
+        let apps = """
+            [[app]]
+            name = "vf"
+            url = "file://\(try folder.file("r.json", goodBody))"
+            schedule = "never"
+            version-file = "\(fifo)"
+
+            [[app]]
+            name = "doc"
+            url = "file://\(fifo)"
+            schedule = "never"
+            version = "1.0"
+            """
+        let daemon = try DaemonProcess(apps: apps, folder: folder)
+        #expect(daemon.wait { FileManager.default.fileExists(atPath: daemon.socketPath) }, "\(daemon.log)")
+        #expect(daemon.log.contains("state.json is a FIFO, not a regular file"), "\(daemon.log)")
+        let check = try Executable.run("ssvcctl", ["--socket", daemon.socketPath, "check", "--json", "--timeout", "10"])
+        #expect(check.standardOutput.contains("version-file: \(fifo) is a FIFO, not a regular file"), "\(check.standardOutput)")
+        #expect(check.standardOutput.contains("\(fifo) is a FIFO, not a regular file"))
+        #expect(try daemon.statusByApp().count == 2)
+        #expect(daemon.stop() == 0)
+
+        // The trust roots and an app file: refused at start.
+        let ca = try folder.file("ca.toml", "[daemon]\nstate-dir = \"s2\"\nsocket = \"c2.sock\"\nca-file = \"\(fifo)\"\n")
+        let caResult = try Executable.run("ssvcd", ["--config", ca, "--log-target", "stderr"])
+        #expect(caResult.status == 78)
+        #expect(caResult.standardError.contains("daemon.ca-file: \(fifo) is a FIFO, not a regular file"), "\(caResult.standardError)")
+        try FileManager.default.createDirectory(at: folder.url.appendingPathComponent("apps.d"), withIntermediateDirectories: true)
+        #expect(mkfifo(folder.url.appendingPathComponent("apps.d/pipe.toml").path, 0o600) == 0)
+        let appsDir = try folder.file("d.toml", "[daemon]\nstate-dir = \"s3\"\nsocket = \"c3.sock\"\napps-dir = \"apps.d\"\n")
+        let appsResult = try Executable.run("ssvcd", ["--config", appsDir, "--log-target", "stderr"])
+        #expect(appsResult.status == 78)
+        #expect(appsResult.standardError.contains("pipe.toml is a FIFO, not a regular file"), "\(appsResult.standardError)")
+    }
+
+    @Test("a state file from a newer ssvc is kept as it is; the daemon says so once and runs in memory")
+    func newerStateFile() throws {
+        let folder = try TemporaryFolder()
+        try FileManager.default.createDirectory(at: folder.url.appendingPathComponent("state"), withIntermediateDirectories: true)
+        let newer = #"{"schema": 7, "apps": {"n": {"future": true}}}"#
+        let path = try folder.file("state/state.json", newer)
+        let daemon = try DaemonProcess(apps: appTable("n", url: "file://" + (try folder.file("r.json", goodBody))), folder: folder)
+        #expect(daemon.wait { (try? daemon.statusByApp()["n"]?["lastSuccess"]) != nil }, "\(daemon.log)")
+        _ = try Executable.run("ssvcctl", ["--socket", daemon.socketPath, "check", "--timeout", "10"])
+        #expect(daemon.stop() == 0)
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == newer)
+        #expect(daemon.log.components(separatedBy: "was written by a newer ssvc (schema 7; this one reads 1)").count == 2, "\(daemon.log)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.appendingPathComponent("state").path) == ["state.json"])
+    }
+
+    @Test("a full disk is said once, the state stays in memory, and it is written when space returns")
+    func fullDisk() throws {
+        try #require(getuid() == 0, "mounting a small tmpfs needs root")
+        let folder = try TemporaryFolder()
+        let small = folder.url.appendingPathComponent("small").path
+        try FileManager.default.createDirectory(atPath: small, withIntermediateDirectories: true)
+        let mounted = try Executable.run("/bin/mount", ["-t", "tmpfs", "-o", "size=256k", "tmpfs", small])
+        try #require(mounted.status == 0, "\(mounted.standardError)")
+        defer { _ = try? Executable.run("/bin/umount", ["-l", small]) }
+        let config = """
+            [daemon]
+            state-dir = "\(small)/state"
+            metrics-file = "\(small)/ssvc.prom"
+            socket = "control.sock"
+            min-interval-seconds = 0
+            first-check-window-seconds = 0
+            catch-up-window-seconds = 0
+
+            \(appTable("d", url: "file://" + (try folder.file("r.json", goodBody))))
+            """
+        let daemon = try DaemonProcess(folder: folder, config: config, daemon: "", apps: "", arguments: [], environment: [:])
+        #expect(daemon.wait { FileManager.default.fileExists(atPath: small + "/state/state.json") })
+        let filled = try Executable.shell("dd if=/dev/zero of='\(small)/fill' bs=4k 2>/dev/null; true")
+        #expect(filled.status == 0)
+        for _ in 0..<3 {
+            _ = try Executable.run("ssvcctl", ["--socket", daemon.socketPath, "check", "--timeout", "10"])
+        }
+        #expect(daemon.log.components(separatedBy: "cannot save the state").count == 2, "\(daemon.log)")
+        #expect(daemon.log.components(separatedBy: "cannot write the metrics file").count == 2, "\(daemon.log)")
+        let inMemory = try #require(try daemon.statusByApp()["d"]?["lastCheck"] as? String)
+        try FileManager.default.removeItem(atPath: small + "/fill")
+        #expect(daemon.wait(30) { daemon.log.contains("state written again") }, "\(daemon.log)")
+        #expect(daemon.wait(5) { daemon.log.contains("metrics file \(small)/ssvc.prom written again") }, "\(daemon.log)")
+        let state = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: small + "/state/state.json"))) as? [String: Any]
+        let written = try #require(((state?["apps"] as? [String: Any])?["d"] as? [String: Any])?["lastCheck"] as? String)
+        #expect(written == inMemory, "the state written is the one kept in memory")
+        #expect(daemon.stop() == 0)
+    }
+}
