@@ -28,10 +28,15 @@ struct SSVCD: ParsableCommand {
     @Flag(help: .hidden)
     var validateToml = false
 
+    /// One file as the loader reads it, in toml-test's JSON form (tests).
+    @Option(help: .hidden)
+    var printToml: String?
+
     /// Synchronous, so that the daemon's executor is installed before any
     /// task starts; it never returns.
     func run() throws {
         if validateToml { throw ExitCode(ConfigurationLoader.validateTOMLFromStandardInput()) }
+        if let printToml { throw ExitCode(ConfigurationLoader.printTOML(printToml, validator: "/proc/self/exe")) }
         let overrides = ConfigurationLoader.Overrides(
             mainFile: config, stateDirectory: stateDirectory, socketPath: socket, validator: "/proc/self/exe"
         )

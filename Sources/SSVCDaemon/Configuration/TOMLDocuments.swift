@@ -1,4 +1,5 @@
 @preconcurrency import Glibc
+import SSVCCore
 import SSVCPosix
 import TOMLKit
 
@@ -171,9 +172,48 @@ struct TOMLDocuments {
     }
 }
 
+extension TOMLDocuments {
+    /// `value` in toml-test's JSON form (`{"type": "integer", "value": "42"}`
+    /// for scalars, plain arrays and objects), so that what the loader read
+    /// can be compared with another TOML parser's reading.
+    static func tagged(_ value: any TOMLValueConvertible) -> JSONValue {
+        func scalar(_ type: String, _ text: String) -> JSONValue {
+            .object([("type", .string(type)), ("value", .string(text))])
+        }
+        switch value.type {
+        case .table:
+            return .object((value.table ?? TOMLTable()).map { ($0.0, tagged($0.1)) })
+        case .array:
+            return .array((value.array ?? TOMLArray()).map { tagged($0) })
+        case .string: return scalar("string", value.string ?? "")
+        case .int: return scalar("integer", String(value.int ?? 0))
+        case .double: return scalar("float", "\(value.double ?? 0)")
+        case .bool: return scalar("bool", value.bool == true ? "true" : "false")
+        case .date: return scalar("date-local", value.debugDescription)
+        case .time: return scalar("time-local", value.debugDescription)
+        case .dateTime: return scalar("datetime", value.debugDescription)
+        }
+    }
+}
+
 extension ConfigurationLoader {
     /// The hidden `ssvcd --validate-toml` mode, for `TOMLDocuments`' child.
     public static func validateTOMLFromStandardInput() -> Int32 {
         TOMLDocuments.validateStandardInput()
+    }
+
+    /// The hidden `ssvcd --print-toml FILE` mode, for the tests that compare
+    /// the loader with Python's tomllib: the file read as a start reads it
+    /// (bounded, checked in a child first), printed in toml-test's JSON
+    /// form; or the error, exit 78.
+    public static func printTOML(_ file: String, validator: String) -> Int32 {
+        do {
+            let table = try TOMLDocuments(validator: validator).parse([TOMLDocuments.read(file)])[0]
+            print(TOMLDocuments.tagged(table).canonicalText)
+            return 0
+        } catch {
+            StandardError.writeLine("ssvcd: \(error)")
+            return DaemonMain.configurationErrorExit
+        }
     }
 }
