@@ -262,6 +262,20 @@ struct TurkcellMessageTests {
         #expect(due == [MessageNotice(key: "id:m1", description: UpdateDescription(message: "Try it", title: "Offer", targetUrl: "https://w"))])
     }
 
+    @Test("one id listed twice is one message, shown once; a record at its largest count stays there")
+    func duplicateIDs() throws {
+        let twice = try configuration(#"{"id":"m","descriptions":{"*":"A"},"maxDisplayCount":18446744073709551615},{"id":"m","descriptions":{"*":"B"},"maxDisplayCount":18446744073709551615}"#.replacingOccurrences(of: "},{", with: "},{"))
+        let records = ["id:m": MessageDisplayRecord(count: 18_446_744_073_709_551_614)]
+        let due = twice.messagesDue(for: TurkcellFixture.context(now: start, records: records))
+        #expect(due.map(\.key) == ["id:m"])
+        var state = AppState()
+        state.messages = records
+        let evaluation = Evaluation(decision: Decision(), messages: due)
+        let after = state.recording(.success(evaluation, body: "{}", etag: nil, fetched: true), running: nil, at: start)
+            .recording(.success(evaluation, body: "{}", etag: nil, fetched: true), running: nil, at: start)
+        #expect(after.messages["id:m"]?.count == .max)
+    }
+
     @Test("a message without id keeps one key however it is written, and a new key when its text changes")
     func stableKey() throws {
         let a = try configuration(#"{"descriptions":{"*":{"message":"Hi","title":"T"}},"maxDisplayCount":3}"#)
