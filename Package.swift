@@ -43,7 +43,7 @@ let package = Package(
         ),
         .target(
             name: "SSVCSystemd",
-            dependencies: ["CSystemd", "SSVCPosix", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["CSystemd", "SSVCCore", "SSVCPosix", .product(name: "Logging", package: "swift-log")]
         ),
 
         // The other C boundary: libsodium, for minisign's Ed25519 and BLAKE2b.

@@ -1,5 +1,6 @@
 @preconcurrency import Glibc
 import Logging
+import SSVCCore
 import SSVCPosix
 
 /// Where log entries go.
@@ -70,18 +71,15 @@ public struct JournalLogHandler: LogHandler {
         Self.writeStandardError(priority: priority, message: message.description, fields: fields)
     }
 
-    /// `<5>message [SSVC_APP=demo SSVC_STATUS=update-available]`, one line.
+    /// `<5>message [SSVC_APP=demo SSVC_STATUS=update-available]`, one line,
+    /// with every control character escaped (a server's text can be in
+    /// it, and standard error may be a terminal): the journal keeps the
+    /// exact text, a terminal never gets it raw.
     static func writeStandardError(priority: Int, message: String, fields: [(name: String, value: String)]) {
-        var line = "<\(priority)>" + message.replacingNewlines()
+        var line = "<\(priority)>" + DisplayText.escaped(message, limit: .max)
         if !fields.isEmpty {
-            line += " [" + fields.map { "\($0.name)=\($0.value.replacingNewlines())" }.joined(separator: " ") + "]"
+            line += " [" + fields.map { "\($0.name)=\(DisplayText.escaped($0.value, limit: .max))" }.joined(separator: " ") + "]"
         }
         StandardError.writeLine(line)
-    }
-}
-
-extension String {
-    fileprivate func replacingNewlines() -> String {
-        String(unicodeScalars.map { $0 == "\n" || $0 == "\r" ? " " : Character($0) })
     }
 }

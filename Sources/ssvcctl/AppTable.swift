@@ -5,6 +5,7 @@ import SSVCCore
 enum AppTable {
     static func render(_ apps: [AppStatus]) -> String {
         guard !apps.isEmpty else { return "no apps configured" }
+        let apps = apps.map(\.shownToPeople)
         let header = ["APP", "STATUS", "CURRENT → LATEST", "LAST CHECK", "NEXT CHECK"]
         var rows = [header]
         var notes: [String] = []
@@ -41,6 +42,9 @@ enum AppTable {
     }
 
     static func describe(_ event: ControlEvent) -> String {
+        var event = event
+        event.app = event.app?.shownToPeople
+        event.message = event.message?.shownToPeople
         switch event.kind {
         case .reload:
             return "\(event.at) reload"
@@ -52,5 +56,35 @@ enum AppTable {
             let failure = app.consecutiveFailures > 0 ? " (failed: \(app.lastError ?? "?"))" : ""
             return "\(event.at) check \(app.name) \(app.status.rawValue) \(versions(app))\(failure)"
         }
+    }
+}
+
+extension AppStatus {
+    /// A copy whose every text a server or a file could have set is
+    /// escaped (`DisplayText`) and cut to a length a table can show: for
+    /// the human forms only; `--json` keeps the exact text.
+    var shownToPeople: AppStatus {
+        var copy = self
+        let shown = { (text: String) in DisplayText.escaped(text) }
+        copy.url = shown(url)
+        copy.proxy = proxy.map(shown)
+        copy.currentVersion = currentVersion.map(shown)
+        copy.latestVersion = latestVersion.map(shown)
+        copy.lastError = lastError.map(shown)
+        copy.note = note.map(shown)
+        copy.signatureKeyId = signatureKeyId.map(shown)
+        copy.description = description?.shownToPeople
+        return copy
+    }
+}
+
+extension UpdateDescription {
+    /// Each text escaped and cut, as `AppStatus.shownToPeople` does.
+    var shownToPeople: UpdateDescription {
+        let shown = { (text: String) in DisplayText.escaped(text) }
+        return UpdateDescription(
+            message: message.map(shown), whatIsNew: whatIsNew.map(shown), warnings: warnings.map(shown),
+            title: title.map(shown), targetUrl: targetUrl.map(shown)
+        )
     }
 }

@@ -112,8 +112,9 @@ struct EvaluationReport: Encodable {
             let texts: [String?] = [report.notice.description.title, report.notice.description.message]
             return ("shown message", texts.compactMap { $0 }.joined(separator: ": "))
         }
+        // Every value may hold a server's text: escaped, never raw.
         return (rows + shown).compactMap { label, value in
-            value.map { label + String(repeating: " ", count: max(1, 19 - label.count)) + $0 }
+            value.map { label + String(repeating: " ", count: max(1, 19 - label.count)) + DisplayText.escaped($0) }
         }.joined(separator: "\n")
     }
 }

@@ -33,7 +33,14 @@ enum Monitoring {
         case let .failure(problem):
             return ("SSVC UNKNOWN - \(problem.noSuchApp ? problem.description : "cannot ask ssvcd: \(problem.description)")", 3)
         case let .success(list):
-            apps = list
+            // A server's text may carry neither a '|' (which would start
+            // forged performance data) nor a line break into the plugin line.
+            apps = list.map(\.shownToPeople).map { app in
+                var app = app
+                app.currentVersion = app.currentVersion.map(Self.withoutPipes)
+                app.latestVersion = app.latestVersion.map(Self.withoutPipes)
+                return app
+            }
         }
         let required = apps.filter { $0.status == .updateRequired }
         let stale = apps.filter(\.stale)
@@ -55,13 +62,18 @@ enum Monitoring {
         return ("SSVC OK - \(summary)\(failures) | \(data)", 0)
     }
 
+    /// `|` written as `\x7c`: the plugin format's separator of performance data.
+    static func withoutPipes(_ text: String) -> String {
+        text.split(separator: "|", omittingEmptySubsequences: false).joined(separator: "\\x7c")
+    }
+
     /// At most this many apps in the banner; the rest are counted.
     static let bannerLimit = 10
 
     /// A few lines about the apps that need attention; empty when all is well.
     static func banner(_ apps: [AppStatus]) -> String {
         var lines: [String] = []
-        for app in apps {
+        for app in apps.map(\.shownToPeople) {
             var notes: [String] = []
             switch app.status {
             case .updateRequired: notes.append("update required: \(AppTable.versions(app))")

@@ -12,6 +12,11 @@ extension JSONField {
         }
     }
 
+    /// A version string, or a number as its text, held as `versionString` holds it.
+    public func lenientVersionString() throws(DocumentError) -> String {
+        try Self.checkedVersion(lenientString(), at: self)
+    }
+
     /// A non-negative integer written as a number or as a string of digits.
     public func lenientUnsignedInteger() throws(DocumentError) -> UInt64 {
         guard case let .string(text) = value else { return try unsignedInteger() }

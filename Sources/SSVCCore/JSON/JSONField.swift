@@ -70,6 +70,17 @@ public struct JSONField: Sendable {
         }
     }
 
+    /// A version string: at most 256 bytes, without control or
+    /// bidirectional formatting characters (`DisplayText.versionProblem`).
+    public func versionString() throws(DocumentError) -> String {
+        try Self.checkedVersion(string(), at: self)
+    }
+
+    static func checkedVersion(_ text: String, at field: JSONField) throws(DocumentError) -> String {
+        if let problem = DisplayText.versionProblem(text) { throw field.invalid("not a version string: \(problem)") }
+        return text
+    }
+
     public func mismatch(_ expected: String) -> DocumentError {
         DocumentError(path: path, problem: "expected \(expected), found \(value.summary)")
     }

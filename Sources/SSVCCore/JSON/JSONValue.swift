@@ -37,8 +37,7 @@ public indirect enum JSONValue: Sendable, Equatable {
         case .null: "null"
         case let .bool(b): b ? "true" : "false"
         case let .number(text): text.count > 40 ? String(text.prefix(40)) + "…" : text
-        case let .string(s):
-            s.count > 40 ? "the string \"\(s.prefix(40))…\"" : "the string \"\(s)\""
+        case let .string(s): "the string \"\(DisplayText.escaped(s, limit: 40))\""
         case .array: "an array"
         case .object: "an object"
         }

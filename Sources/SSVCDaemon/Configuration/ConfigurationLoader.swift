@@ -253,6 +253,7 @@ public enum ConfigurationLoader {
         }
         let scheme = try reader.choice("version-scheme", VersionScheme.self) ?? format.defaultVersionScheme
         if case let .fixed(key) = sources[0] {
+            if let problem = DisplayText.versionProblem(key) { throw reader.error("version", "not a version string: \(problem)") }
             do { try scheme.validate(key) } catch { throw reader.error("version", error.description) }
         }
         let properties = try reader.stringTable("properties")

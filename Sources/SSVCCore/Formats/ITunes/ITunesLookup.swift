@@ -22,7 +22,7 @@ public struct ITunesLookup: Sendable, Equatable {
             guard let version = first.member("version") else {
                 throw DocumentError(path: "\(first.path).version", problem: "missing")
             }
-            self.version = try version.string()
+            self.version = try version.versionString()
             if let field = first.member("currentVersionReleaseDate") {
                 let text = try field.string()
                 guard let date = RFC3339.parse(text) else { throw field.invalid("'\(text)' is not an RFC 3339 time") }

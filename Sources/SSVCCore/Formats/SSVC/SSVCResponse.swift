@@ -47,7 +47,7 @@ public struct SSVCResponse: Sendable, Equatable {
         do {
             try root.requireObject()
             minimumSupportedVersionNumber = try root.member(Key.minimumSupportedVersionNumber)?.unsignedInteger()
-            latestVersionKey = try root.member(Key.latestVersionKey)?.string()
+            latestVersionKey = try root.member(Key.latestVersionKey)?.versionString()
             latestVersionNumber = try root.member(Key.latestVersionNumber)?.unsignedInteger()
             draftUpdateAvailable = try root.member(Key.updateAvailable)?.flag()
             draftUpdateRequired = try root.member(Key.updateRequired)?.flag()

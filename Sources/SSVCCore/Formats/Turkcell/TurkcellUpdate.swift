@@ -21,7 +21,7 @@ public struct TurkcellUpdate: Sendable, Equatable {
         forceUpdate = try field.member("forceUpdate")?.lenientFlag() ?? false
         forceExit = try field.member("forceExit")?.lenientFlag() ?? false
         targetVersionCode = try field.member("targetVersionCode")?.lenientUnsignedInteger()
-        targetVersionName = try field.member("targetVersionName")?.lenientString()
+        targetVersionName = try field.member("targetVersionName")?.lenientVersionString()
     }
 
     /// The package URL, else the web site, when either is non-empty.
