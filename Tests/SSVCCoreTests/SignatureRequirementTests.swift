@@ -32,6 +32,17 @@ struct SignatureRequirementTests {
         try requirement().checkFreshness(signedAt: nil, now: now, newestAccepted: nil)
     }
 
+    @Test("a signature dated more than a day past the machine's clock is refused, near Int64.max too; a few hours ahead is accepted")
+    func future() throws {
+        try requirement().checkFreshness(signedAt: now.addingTimeInterval(6 * 3_600), now: now, newestAccepted: nil)
+        let tomorrow = #expect(throws: SignatureProblem.self) {
+            try requirement().checkFreshness(signedAt: now.addingTimeInterval(86_401), now: now, newestAccepted: nil)
+        }
+        #expect(tomorrow?.description == "signed 2026-11-02T00:00:01Z, more than 24 h after this machine's clock (2026-11-01T00:00:00Z): refused; one of the two clocks is wrong")
+        let far = Date(timeIntervalSince1970: Double(Int64.max - 1))
+        #expect(throws: SignatureProblem.self) { try requirement().checkFreshness(signedAt: far, now: now, newestAccepted: nil) }
+    }
+
     @Test("older than max-signature-age-days: expired, with the day it was signed")
     func expired() throws {
         let problem = #expect(throws: SignatureProblem.self) {

@@ -15,3 +15,18 @@ struct TrimmingTests {
         #expect(text[...].trimming(characters) == expected)
     }
 }
+
+@Suite("URLs as shown: passwords masked")
+struct URLTextTests {
+    @Test("a URL's password becomes ***; user, host, path and query stay", arguments: [
+        ("http://alice:s3cret@host.example/v.json?x=1", "http://alice:***@host.example/v.json?x=1"),
+        ("https://alice:p%40ss@h:8443/v", "https://alice:***@h:8443/v"),
+        ("https://token@h/v", "https://token@h/v"),
+        ("https://h/v?mail=a@b:c", "https://h/v?mail=a@b:c"),
+        ("file:///srv/v.json", "file:///srv/v.json"),
+        ("https://a:b:c@h/", "https://a:***@h/"),
+    ])
+    func masked(url: String, shown: String) {
+        #expect(URLText.withoutPassword(url) == shown)
+    }
+}

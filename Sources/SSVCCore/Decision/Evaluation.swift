@@ -35,4 +35,28 @@ public struct Evaluation: Sendable, Equatable {
     public var decision: Decision
     /// Turkcell messages to show now; empty for other formats.
     public var messages: [MessageNotice]
+    /// Turkcell: the keys of every message the document lists, so that the
+    /// display records of messages it no longer lists are dropped. Nil for
+    /// other formats.
+    public var messageKeys: Set<String>? = nil
+
+    /// Every server text cut to `DisplayText.maximumStoredBytes`: what is
+    /// stored, served and logged has a bound whatever the document holds.
+    func bounded() -> Evaluation {
+        var copy = self
+        copy.decision.description = decision.description?.bounded()
+        copy.messages = messages.map { MessageNotice(key: $0.key, description: $0.description.bounded()) }
+        return copy
+    }
+}
+
+extension UpdateDescription {
+    /// Each text cut to `DisplayText.maximumStoredBytes`.
+    func bounded() -> UpdateDescription {
+        let cut = { (text: String) in DisplayText.cut(text) }
+        return UpdateDescription(
+            message: message.map(cut), whatIsNew: whatIsNew.map(cut), warnings: warnings.map(cut),
+            title: title.map(cut), targetUrl: targetUrl.map(cut)
+        )
+    }
 }

@@ -2,14 +2,23 @@ extension ResponseFormat {
     /// Reads `body` and decides for `context`: the one entry point the daemon
     /// and `ssvcctl evaluate` share, so both decide alike.
     public func evaluate(_ body: [UInt8], context: EvaluationContext) throws(ResponseError) -> Evaluation {
+        try unbounded(body, context: context).bounded()
+    }
+
+    private func unbounded(_ body: [UInt8], context: EvaluationContext) throws(ResponseError) -> Evaluation {
         switch self {
         case .ssvc:
             let decision = try SSVCResponse(parsing: body).decide(for: context.running)
             return Evaluation(decision: decision, messages: [])
         case .turkcell:
             let configuration = try TurkcellConfiguration(parsing: body)
-            let decision = try configuration.decide(for: context)
-            return Evaluation(decision: decision, messages: configuration.messagesDue(for: context))
+            var decision = try configuration.decide(for: context)
+            if configuration.ignoredMessages > 0 {
+                decision.notes.append("\(configuration.ignoredMessages) messages past the first \(TurkcellConfiguration.maximumMessages) not read")
+            }
+            return Evaluation(
+                decision: decision, messages: configuration.messagesDue(for: context), messageKeys: Set(configuration.messages.map(\.key))
+            )
         case .itunes:
             return Evaluation(decision: try ITunesLookup(parsing: body).decide(for: context), messages: [])
         }

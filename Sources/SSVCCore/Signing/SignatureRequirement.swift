@@ -36,6 +36,7 @@ public struct SignatureRequirement: Sendable, Equatable {
     ///
     /// | the signature                                            | throws       |
     /// |----------------------------------------------------------|--------------|
+    /// | is dated more than `futureTolerance` past `now`          | future       |
     /// | is older than `maxAgeDays`                               | expired      |
     /// | is older than `newestAccepted`                           | rollback     |
     /// | has no timestamp, with `maxAgeDays` or `newestAccepted`  | no timestamp |
@@ -52,6 +53,14 @@ public struct SignatureRequirement: Sendable, Equatable {
             }
             return
         }
+        // Stored, a time from the future would refuse every genuine
+        // signature after it as a rollback: a publisher's wrong clock must
+        // not freeze the fleet.
+        if signedAt.timeIntervalSince(now) > Self.futureTolerance {
+            throw SignatureProblem(
+                "signed \(RFC3339.format(signedAt)), more than \(Int(Self.futureTolerance / 3_600)) h after this machine's clock (\(RFC3339.format(now))): refused; one of the two clocks is wrong"
+            )
+        }
         if let maxAgeDays, now.timeIntervalSince(signedAt) > Double(maxAgeDays) * 86_400 {
             throw SignatureProblem("signed \(Self.day(signedAt)), older than max-signature-age-days \(maxAgeDays)")
         }
@@ -61,6 +70,10 @@ public struct SignatureRequirement: Sendable, Equatable {
             )
         }
     }
+
+    /// How far past this machine's clock a signature's time may be: clocks
+    /// of a fleet and its publisher disagree by minutes, not by a day.
+    public static let futureTolerance: TimeInterval = 86_400
 
     /// Whether the signature of what is stored has outlived `maxAgeDays` at `now`.
     public func hasExpired(signedAt: Date?, now: Date) -> Bool {

@@ -32,6 +32,9 @@ extension AppState {
             if let signedAt = signature?.signedAt, signedAt > (next.newestSignatureTime ?? .distantPast) {
                 next.newestSignatureTime = signedAt
             }
+            if let listed = evaluation.messageKeys {
+                next.messages = next.messages.filter { listed.contains($0.key) }
+            }
             for notice in evaluation.messages {
                 next.messages[notice.key] = (next.messages[notice.key] ?? MessageDisplayRecord()).shown(at: time)
             }
@@ -39,7 +42,7 @@ extension AppState {
             if fetched { next.lastFetch = time }
             // Saturates: a state file may hold any number here.
             next.consecutiveFailures = next.consecutiveFailures == .max ? .max : max(next.consecutiveFailures, 0) + 1
-            next.lastError = message
+            next.lastError = DisplayText.cut(message)
             next.retryNotBefore = retryAfter
         }
         return next

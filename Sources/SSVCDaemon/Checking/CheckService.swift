@@ -137,7 +137,7 @@ public actor CheckService: Service {
         if name != nil && apps.isEmpty { return nil }
         return apps.map { app in
             AppStatus(
-                name: app.name, format: app.format, url: app.url, schedule: app.schedule, proxy: app.proxyInUse(configuration.daemon),
+                name: app.name, format: app.format, url: URLText.withoutPassword(app.url), schedule: app.schedule, proxy: app.proxyInUse(configuration.daemon),
                 signature: app.signature, state: state.apps[app.name] ?? AppState(), next: plans[app.name] ?? NextCheck(at: nil, reason: .manualOnly), now: now
             )
         }
@@ -352,7 +352,7 @@ public actor CheckService: Service {
 
         let after = (state.apps[name] ?? AppState()).recording(result.outcome, running: result.running, at: started)
         var notices: [MessageNotice] = []
-        if case let .success(evaluation, _, _, _, _) = result.outcome { notices = evaluation.messages }
+        if case let .success(evaluation, _, _, _, _) = result.outcome { notices = Self.coalesced(evaluation.messages) }
         state.apps[name] = after
         arm(name, atStart: false)
         save()
@@ -372,6 +372,21 @@ public actor CheckService: Service {
 
     // MARK: Reporting
 
+    /// Notices told one by one from one check; more are told as one.
+    static let noticesOneByOne = 5
+
+    /// `notices`, the first `noticesOneByOne` as they are and the rest as
+    /// one notice that counts them: a flood of messages is one journal
+    /// entry, one hook run and one event, not thousands.
+    static func coalesced(_ notices: [MessageNotice]) -> [MessageNotice] {
+        guard notices.count > noticesOneByOne else { return notices }
+        let rest = notices.count - noticesOneByOne
+        let summary = MessageNotice(
+            key: "coalesced", description: UpdateDescription(message: "and \(rest) more messages from this check", title: "\(rest) more messages")
+        )
+        return Array(notices.prefix(noticesOneByOne)) + [summary]
+    }
+
     /// Tells the hooks about a changed status and each notice shown.
     private func runHooks(_ app: AppConfiguration, before: AppState, after: AppState, notices: [MessageNotice]) {
         guard let hooks else { return }
@@ -379,7 +394,7 @@ public actor CheckService: Service {
         func event(_ kind: HookRunner.Event.Kind, message: String? = nil) -> HookRunner.Event {
             HookRunner.Event(
                 kind: kind, app: app.name, status: status, previousStatus: previous, currentVersion: after.currentVersion,
-                latestVersion: after.decision?.latestVersion, url: app.url, message: message
+                latestVersion: after.decision?.latestVersion, url: URLText.withoutPassword(app.url), message: message
             )
         }
         if previous != status { hooks.run(event(.statusChanged)) }

@@ -78,9 +78,13 @@ public enum MetricsExposition {
 
     /// A label value as the format wants it: backslash, double quote and
     /// line feed escaped.
+    /// The most bytes of a label's value: whatever a state file from an
+    /// older release holds, no series can fail a scraper's label limits.
+    static let maximumLabelBytes = DisplayText.maximumVersionBytes
+
     static func escape(_ value: String) -> String {
         var escaped = ""
-        for character in value.unicodeScalars {
+        for character in DisplayText.cut(value, bytes: maximumLabelBytes).unicodeScalars {
             switch character {
             case "\\": escaped += "\\\\"
             case "\"": escaped += "\\\""

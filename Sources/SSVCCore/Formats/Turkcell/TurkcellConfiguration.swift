@@ -4,6 +4,10 @@ public struct TurkcellConfiguration: Sendable, Equatable {
     public let packageName: String
     public let updates: [TurkcellUpdate]
     public let messages: [TurkcellMessage]
+    /// Messages past `maximumMessages`, counted and not read.
+    public let ignoredMessages: Int
+    /// The most messages read from one document.
+    public static let maximumMessages = 100
 
     /// Reads a configuration document; an error names the path of the first
     /// bad value (`updates[2].filters.deviceOsVersion: expected a string, found an object`).
@@ -21,10 +25,13 @@ public struct TurkcellConfiguration: Sendable, Equatable {
                 updates.append(try TurkcellUpdate(field))
             }
             var messages: [TurkcellMessage] = []
-            let messageFields = try root.member("messages")?.elements()
-            for field in messageFields ?? [] {
+            let messageFields = try root.member("messages")?.elements() ?? []
+            // A document's messages past the first hundred are not read: a
+            // server cannot grow the state file and the journal without bound.
+            for field in messageFields.prefix(Self.maximumMessages) {
                 messages.append(try TurkcellMessage(field))
             }
+            ignoredMessages = max(messageFields.count - Self.maximumMessages, 0)
             self.updates = updates
             self.messages = messages
         } catch {
@@ -85,4 +92,9 @@ public struct MessageNotice: Sendable, Equatable {
     /// The key of its display record: the entry's `id`, else a hash of it.
     public let key: String
     public let description: UpdateDescription
+
+    public init(key: String, description: UpdateDescription) {
+        self.key = key
+        self.description = description
+    }
 }
