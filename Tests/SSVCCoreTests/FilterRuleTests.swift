@@ -110,6 +110,16 @@ struct FilterRuleTests {
         #expect(!FilterRule(String(repeating: "a*", count: 50) + "b").matches(value))
     }
 
+    @Test("a glob or a value past 256 characters matches no glob: a server's 20 KB pattern costs nothing")
+    func globLimits() {
+        let limit = String(repeating: "a", count: 256)
+        #expect(FilterRule("*").matches(limit))
+        #expect(!FilterRule("*").matches(limit + "a"))
+        #expect(FilterRule("*" + String(repeating: "a", count: 254) + "b").matches(String(repeating: "a", count: 255) + "b"))
+        #expect(!FilterRule("*" + String(repeating: "a", count: 20_000) + "b").matches(String(repeating: "a", count: 60_000) + "b"))
+        #expect(FilterRule("!*" + String(repeating: "a", count: 300)).matches("x"), "an exclusion past the limit excludes nothing")
+    }
+
     @Test("the comparison operators parse longest first")
     func operatorParsing() {
         #expect(FilterRule("<=5").includes == [.comparison(.lessOrEqual, "5")])

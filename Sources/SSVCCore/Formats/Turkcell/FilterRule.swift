@@ -128,9 +128,14 @@ struct RuleNumber {
 
 /// Anchored wildcard matching: `*` any run (also empty), `?` one character,
 /// everything else literal. Backtracks only to the last `*`, so it runs in
-/// O(pattern × value) at worst.
+/// O(pattern × value) at worst; with both at most `maximumLength`
+/// characters (a longer pattern or value matches no glob), one part costs
+/// at most 65,536 steps, whatever a server writes.
 enum Glob {
+    static let maximumLength = 256
+
     static func matches(_ pattern: [Character], _ value: [Character]) -> Bool {
+        guard pattern.count <= maximumLength, value.count <= maximumLength else { return false }
         var p = 0
         var v = 0
         var star: Int?
