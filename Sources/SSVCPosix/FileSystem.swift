@@ -44,10 +44,27 @@ public enum FileSystem {
     /// never a part. `mode` is set with fchmod, whatever the umask. With
     /// `durable`, the data and then the folder are fsynced (a crash leaves
     /// one or the other); without, it is for files in /run.
+    ///
+    /// Nothing that exists is ever opened: the temporary has an
+    /// unpredictable name and is created with `O_EXCL | O_NOFOLLOW` in the
+    /// folder opened once, so a link another user planted is never
+    /// followed. A folder every user may write to is refused unless it is
+    /// sticky (as /tmp is), where nobody can rename or remove our files.
     public static func replace(_ path: String, with bytes: [UInt8], mode: mode_t, durable: Bool) throws(Failure) {
-        let temporary = "\(path).tmp-\(getpid())"
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)
-        guard descriptor >= 0 else { throw failure("cannot create \(temporary)") }
+        let slash = path.lastIndex(of: "/")
+        let folderPath = slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
+        let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
+        let folder = open(folderPath, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard folder >= 0 else { throw failure("cannot open the folder \(folderPath)") }
+        defer { close(folder) }
+        var info = stat()
+        guard fstat(folder, &info) == 0 else { throw failure("cannot read the folder \(folderPath)") }
+        if info.st_mode & S_IWOTH != 0 && info.st_mode & S_ISVTX == 0 {
+            throw Failure(description: "not writing \(path): its folder \(folderPath) is writable by every user and not sticky")
+        }
+        let temporary = "\(name).tmp-\(getpid())-\(String(UInt64.random(in: 0...UInt64.max), radix: 36))"
+        let descriptor = openat(folder, temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)
+        guard descriptor >= 0 else { throw failure("cannot create \(folderPath)/\(temporary)") }
         var written = 0
         let complete = bytes.withUnsafeBytes { buffer -> Bool in
             while written < buffer.count {
@@ -59,25 +76,18 @@ public enum FileSystem {
             return true
         }
         guard complete, fchmod(descriptor, mode) == 0, !durable || fsync(descriptor) == 0 else {
-            let error = failure("cannot write \(temporary)")
+            let error = failure("cannot write \(folderPath)/\(temporary)")
             close(descriptor)
-            unlink(temporary)
+            unlinkat(folder, temporary, 0)
             throw error
         }
         close(descriptor)
-        guard rename(temporary, path) == 0 else {
+        guard renameat(folder, temporary, folder, name) == 0 else {
             let error = failure("cannot replace \(path)")
-            unlink(temporary)
+            unlinkat(folder, temporary, 0)
             throw error
         }
-        guard durable else { return }
-        let slash = path.lastIndex(of: "/")
-        let name = slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
-        let folder = open(name, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if folder >= 0 {
-            fsync(folder)
-            close(folder)
-        }
+        if durable { fsync(folder) }
     }
 
     /// "what failed: the system's reason", from errno.
