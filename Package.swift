@@ -126,6 +126,7 @@ let package = Package(
                 "SSVCDaemon", "SSVCControl", "SSVCCore", "SSVCPosix",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOTestUtils", package: "swift-nio"),
             ]
         ),

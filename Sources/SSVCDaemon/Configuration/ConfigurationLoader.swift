@@ -128,6 +128,9 @@ public enum ConfigurationLoader {
             guard let entry = getgrnam(controlGroup) else {
                 throw ConfigurationError(file: file, key: "daemon.control-group", problem: "no group '\(controlGroup)' on this machine")
             }
+            guard entry.pointee.gr_gid != 0 else {
+                throw ConfigurationError(file: file, key: "daemon.control-group", problem: "'\(controlGroup)' is gid 0: root may already; name another group")
+            }
             controlGroupID = entry.pointee.gr_gid
         }
         let daemonProxy = try proxySetting(table, "proxy")

@@ -2,11 +2,23 @@
 import NIOCore
 import SSVCPosix
 
-/// Who is at the other end of a Unix socket, from `SO_PEERCRED`.
+/// Who is at the other end of a Unix socket, as the kernel recorded it
+/// when the peer connected: `SO_PEERCRED` and `SO_PEERGROUPS`. Never read
+/// from `/proc` later, when the peer may have exited and its pid been
+/// reused by another process.
 public struct PeerCredentials: Sendable, Equatable {
     public let pid: Int32
     public let uid: UInt32
     public let gid: UInt32
+    /// Supplementary groups at connect time; empty when unknown.
+    public let groups: [UInt32]
+
+    public init(pid: Int32, uid: UInt32, gid: UInt32, groups: [UInt32] = []) {
+        self.pid = pid
+        self.uid = uid
+        self.gid = gid
+        self.groups = groups
+    }
 
     /// `struct ucred`, which Glibc's Swift module does not show.
     struct UCred: Sendable {
@@ -15,27 +27,40 @@ public struct PeerCredentials: Sendable, Equatable {
         var gid: UInt32 = 0
     }
 
+    /// Room for the supplementary groups `SO_PEERGROUPS` gives; a peer in
+    /// more groups is judged by its primary group alone.
+    static let groupCapacity = 1024
+    /// Linux's `SO_PEERGROUPS` (since 4.13), which Glibc's module may not name.
+    static let peerGroupsOption: Int32 = 59
+
     static func of(_ channel: any Channel) async -> PeerCredentials? {
         guard let provider = channel as? any SocketOptionProvider else { return nil }
         let credentials: UCred? = try? await provider.unsafeGetSocketOption(
             level: NIOBSDSocket.OptionLevel(rawValue: SOL_SOCKET), name: NIOBSDSocket.Option(rawValue: SO_PEERCRED)
         ).get()
-        return credentials.map { PeerCredentials(pid: $0.pid, uid: $0.uid, gid: $0.gid) }
+        guard let credentials else { return nil }
+        // NIO fills the room with zeros before the call and does not say how
+        // much the kernel wrote: zeros past the list are not groups (gid 0
+        // may not be a control group, see ConfigurationLoader).
+        let list: InlineArray<1024, UInt32>? = try? await provider.unsafeGetSocketOption(
+            level: NIOBSDSocket.OptionLevel(rawValue: SOL_SOCKET), name: NIOBSDSocket.Option(rawValue: peerGroupsOption)
+        ).get()
+        var groups: [UInt32] = []
+        if let list {
+            for index in list.indices where list[index] != 0 { groups.append(list[index]) }
+        }
+        return PeerCredentials(pid: credentials.pid, uid: credentials.uid, gid: credentials.gid, groups: groups)
     }
 
     /// Root, the daemon's own user, or a member of `group` (primary or
-    /// supplementary, as the peer process holds them now, from /proc).
+    /// supplementary, as the peer held them when it connected).
     ///
     /// The daemon's own user could signal or trace the daemon anyway; under
     /// systemd it is the unit's `ExecReload=ssvcctl reload`, which runs in
     /// the sandbox as the unit's dynamic user.
     func isAllowed(group: UInt32?, ownUID: UInt32 = getuid()) -> Bool {
         if uid == 0 || uid == ownUID { return true }
-        guard let group else { return false }
-        if gid == group { return true }
-        guard let bytes = try? BoundedReader.read(path: "/proc/\(pid)/status", limit: 64 * 1024) else { return false }
-        let text = String(decoding: bytes, as: UTF8.self)
-        guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix("Groups:") }) else { return false }
-        return line.dropFirst("Groups:".count).split(whereSeparator: { $0 == " " || $0 == "\t" }).contains { UInt32($0) == group }
+        guard let group, group != 0 else { return false }
+        return gid == group || groups.contains(group)
     }
 }
