@@ -5,6 +5,11 @@ import SSVCControl
 /// hop to the connection's task, when nothing is outstanding on the
 /// connection: replies stay in the order of the calls. Once a connection
 /// makes any other call, its calls all go the ordinary way.
+///
+/// Only while the connection is writable: a client that sends calls and
+/// never reads its replies would otherwise have them pile up here without
+/// bound. When it is not, the call goes the ordinary way, whose writer
+/// waits for the client and whose reader then stops reading it.
 final class StatusFastPath: ChannelDuplexHandler {
     typealias InboundIn = ControlCall
     typealias InboundOut = ControlCall
@@ -27,7 +32,7 @@ final class StatusFastPath: ChannelDuplexHandler {
             passingEverything = true
             return context.fireChannelRead(data)
         }
-        if pendingStatus == 0, let reply = cache.reply(for: app) {
+        if pendingStatus == 0, context.channel.isWritable, let reply = cache.reply(for: app) {
             context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(bytes: reply)), promise: nil)
             return
         }
