@@ -6,7 +6,7 @@ BUILD_DIR  := .build/debug
 RUN_DIR    := $(CURDIR)/run
 APT_NEEDS  := libsystemd-dev libsodium-dev pkg-config
 # What the tests run besides the build: command → the Debian package that has it.
-TEST_NEEDS := openssl:openssl python3:python3 /lib/systemd/systemd-journald:systemd journalctl:systemd \
+TEST_NEEDS := openssl:openssl /usr/bin/python3:python3 /lib/systemd/systemd-journald:systemd journalctl:systemd \
   systemd-nspawn:systemd-container debootstrap:debootstrap nsenter:util-linux tinyproxy:tinyproxy \
   minisign:minisign prometheus-node-exporter:prometheus-node-exporter
 # The booted-system suite's Debian trees (debootstrap), kept between runs.

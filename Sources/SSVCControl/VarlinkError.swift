@@ -16,6 +16,7 @@ public struct VarlinkError: Error, Sendable, Equatable {
     public static func noSuchApp(_ app: String?) -> Self { Self(.noSuchApp, ["app": app ?? ""]) }
     public static let permissionDenied = Self(.permissionDenied)
     public static func invalidConfiguration(_ reason: String) -> Self { Self(.invalidConfiguration, ["reason": reason]) }
+    public static let tooManyConnections = Self(.tooManyConnections)
 
     /// The reply, NUL-terminated.
     public var reply: [UInt8] {

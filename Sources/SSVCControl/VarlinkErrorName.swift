@@ -7,4 +7,5 @@ public enum VarlinkErrorName: String, Sendable, CaseIterable {
     case noSuchApp = "io.ssvc.Daemon.NoSuchApp"
     case permissionDenied = "io.ssvc.Daemon.PermissionDenied"
     case invalidConfiguration = "io.ssvc.Daemon.InvalidConfiguration"
+    case tooManyConnections = "io.ssvc.Daemon.TooManyConnections"
 }

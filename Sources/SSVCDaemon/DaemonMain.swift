@@ -28,6 +28,7 @@ public enum DaemonMain {
     static func run(overrides: ConfigurationLoader.Overrides, logTarget: LogTarget) async -> Int32 {
         // One event-loop thread serves the socket and the fetches: NIO's
         // default, a thread per core, would give a 64-core host 64 threads.
+        let descriptors = ConnectionLimiter.raiseDescriptorLimit()
         NIOSingletons.groupLoopCountSuggestion = 1
         NIOSingletons.blockingPoolThreadCountSuggestion = 1
         LoggingSystem.bootstrap { _ in JournalLogHandler(identifier: "ssvcd", target: logTarget) }
@@ -78,7 +79,7 @@ public enum DaemonMain {
                 path: configuration.daemon.socketPath, passedSocket: SocketActivation.passedSocket(),
                 idleTimeout: .seconds(Int64(configuration.daemon.idleTimeoutSeconds)),
                 dispatcher: ControlDispatcher(service: service, controlGroup: configuration.daemon.controlGroupID),
-                logger: logger, idleMemory: idleMemory
+                logger: logger, idleMemory: idleMemory, limiter: ConnectionLimiter(descriptors: descriptors)
             )
         } catch {
             logger.critical("\(error.description)", metadata: ["SSVC_ERROR": "\(error.description)"])

@@ -52,6 +52,8 @@ func explain(_ error: VarlinkClient.Failure) -> String {
         return "permission denied: check and reload need root, the daemon's own user, or membership of its control-group"
     case .invalidConfiguration:
         return "the new configuration is invalid; the running one stays: \((try? parameters.member("reason")?.string()) ?? "")"
+    case .tooManyConnections:
+        return "the daemon refused the connection: this user (or everyone together) holds as many control connections as it serves"
     default:
         return "the daemon answered \(name)"
     }

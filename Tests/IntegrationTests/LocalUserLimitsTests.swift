@@ -54,4 +54,56 @@ struct LocalUserLimitsTests {
         try expectHealthy(daemon)
         #expect(daemon.stop() == 0)
     }
+
+    @Test("1,100 Watch connections held by nobody: its share is refused with TooManyConnections, and root is still answered")
+    func descriptorHog() throws {
+        try #require(getuid() == 0, "this test switches to nobody and needs root")
+        let daemon = try controlDaemon()
+        let limits = try String(contentsOfFile: "/proc/\(daemon.process.pid)/limits", encoding: .utf8)
+        let files = try #require(limits.split(separator: "\n").first { $0.hasPrefix("Max open files") })
+        let numbers = files.split(separator: " ").compactMap { Int($0) }
+        #expect(numbers.count == 2 && numbers[0] == numbers[1], "the soft limit is raised to the hard one: \(files)")
+        #expect(chmod(daemon.folder.url.path, 0o755) == 0)
+        // Prints how many connections were held without a refusal: the
+        // ones past nobody's own limit of 1,024 descriptors fail here, not there.
+        let script = """
+            import socket, sys, time
+            held = []
+            for _ in range(1100):
+                try:
+                    s = socket.socket(socket.AF_UNIX)
+                    s.connect(sys.argv[1])
+                    s.sendall(b'{"method":"io.ssvc.Daemon.Watch","more":true}\\0')
+                    held.append(s)
+                except OSError:
+                    pass
+            time.sleep(1)
+            kept = 0
+            for s in held:
+                s.settimeout(0.02)
+                try:
+                    data = s.recv(4096)
+                    if b"io.ssvc.Daemon.TooManyConnections" not in data and data:
+                        kept += 1
+                except socket.timeout:
+                    kept += 1
+                except OSError:
+                    pass
+            print(kept, len(held), flush=True)
+            time.sleep(30)
+            """
+        let output = daemon.folder.url.appendingPathComponent("hog.out").path
+        let hog = try ChildProcess(
+            "/usr/bin/setpriv", ["--reuid=nobody", "--regid=nogroup", "--clear-groups", "/usr/bin/python3", "-c", script, daemon.socketPath],
+            output: output, error: output + ".err"
+        )
+        defer { kill(hog.pid, SIGKILL); _ = hog.exitCode() }
+        #expect(eventually(within: 20) { ((try? String(contentsOfFile: output, encoding: .utf8)) ?? "").contains("\n") })
+        let counts = ((try? String(contentsOfFile: output, encoding: .utf8)) ?? "").split(whereSeparator: \.isWhitespace).compactMap { Int($0) }
+        #expect(counts.first == 64, "nobody keeps 64 connections of \(counts.last ?? 0): \(counts) \((try? String(contentsOfFile: output + ".err", encoding: .utf8)) ?? "")")
+        try expectHealthy(daemon)
+        let status = try Executable.run("ssvcctl", ["--socket", daemon.socketPath, "status", "--timeout", "5"])
+        #expect(status.status == 10, "\(status.standardError)")
+        #expect(daemon.stop() == 0)
+    }
 }

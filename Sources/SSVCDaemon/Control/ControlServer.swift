@@ -42,7 +42,7 @@ public final class ControlServer: Service {
     /// anyone may read; `Check` and `Reload` check the caller.
     public static func start(
         path: String, passedSocket: Int32?, idleTimeout: TimeAmount, dispatcher: ControlDispatcher, logger: Logger,
-        idleMemory: IdleMemoryReleaser? = nil
+        idleMemory: IdleMemoryReleaser? = nil, limiter: ConnectionLimiter = ConnectionLimiter(descriptors: 1_024)
     ) async throws(BindError) -> ControlServer {
         let group = MultiThreadedEventLoopGroup.singleton
         let quiescing = ServerQuiescingHelper(group: group)
@@ -55,8 +55,17 @@ public final class ControlServer: Service {
             }
         let cache = dispatcher.service.statusCache
         let initializer: @Sendable (any Channel) -> EventLoopFuture<Connection> = { child in
-            child.eventLoop.makeCompletedFuture {
+            PeerCredentials.uid(of: child).flatMapThrowing { uid in
                 let pipeline = child.pipeline.syncOperations
+                // Past its user's or everyone's share, a connection gets an
+                // error and is closed; an admitted one is counted until it closes.
+                if let uid {
+                    guard limiter.admit(uid) else {
+                        try pipeline.addHandler(Refusal())
+                        return try Connection(wrappingChannelSynchronously: child)
+                    }
+                    child.closeFuture.whenComplete { _ in limiter.release(uid) }
+                }
                 try pipeline.addHandler(ByteToMessageHandler(NULFrameDecoder()))
                 try pipeline.addHandler(CallParser(idleMemory: idleMemory))
                 try pipeline.addHandler(QuiesceCloser())

@@ -33,6 +33,15 @@ public struct PeerCredentials: Sendable, Equatable {
     /// Linux's `SO_PEERGROUPS` (since 4.13), which Glibc's module may not name.
     static let peerGroupsOption: Int32 = 59
 
+    /// The peer's user, for the connection limits; nil when it cannot be had.
+    static func uid(of channel: any Channel) -> EventLoopFuture<UInt32?> {
+        guard let provider = channel as? any SocketOptionProvider else { return channel.eventLoop.makeSucceededFuture(nil) }
+        let credentials: EventLoopFuture<UCred> = provider.unsafeGetSocketOption(
+            level: NIOBSDSocket.OptionLevel(rawValue: SOL_SOCKET), name: NIOBSDSocket.Option(rawValue: SO_PEERCRED)
+        )
+        return credentials.map { Optional($0.uid) }.recover { _ in nil }
+    }
+
     static func of(_ channel: any Channel) async -> PeerCredentials? {
         guard let provider = channel as? any SocketOptionProvider else { return nil }
         let credentials: UCred? = try? await provider.unsafeGetSocketOption(
