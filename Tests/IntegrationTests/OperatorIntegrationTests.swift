@@ -85,7 +85,7 @@ struct OperatorIntegrationTests {
         try check(daemon)
         try check(daemon)
         #expect(daemon.app("app")?["consecutiveFailures"] as? Int == 0)
-        let warnings = daemon.log.components(separatedBy: "cannot write the metrics file: cannot create ").count - 1
+        let warnings = daemon.log.components(separatedBy: "cannot write the metrics file: cannot open the folder ").count - 1
         #expect(warnings == 1, "said once, not at every write: \(daemon.log)")
 
         let moved = daemon.folder.url.appendingPathComponent("moved.prom").path

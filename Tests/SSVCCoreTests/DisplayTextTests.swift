@@ -30,8 +30,8 @@ struct DisplayTextTests {
         #expect(DisplayText.versionProblem("2.0.1-rc.1+build.5") == nil)
         #expect(DisplayText.versionProblem(String(repeating: "9", count: 256)) == nil)
         #expect(DisplayText.versionProblem(String(repeating: "9", count: 257)) == "longer than 256 bytes (257)")
-        #expect(DisplayText.versionProblem("2.0\u{1B}]0;PWNED\u{7}") == "holds the control character \\x1b")
-        #expect(DisplayText.versionProblem("2.0\u{202E}") == "holds the control character \\u{202E}")
+        #expect(DisplayText.versionProblem("2.0\u{1B}]0;PWNED\u{7}") == "holds the control character U+001B")
+        #expect(DisplayText.versionProblem("2.0\u{202E}") == "holds the control character U+202E")
     }
 
     @Test("a document whose version holds a control character is rejected naming the key, in every format")

@@ -82,7 +82,8 @@ public enum DisplayText {
             return "longer than \(maximumVersionBytes) bytes (\(version.utf8.count))"
         }
         if let bad = version.unicodeScalars.first(where: isControl) {
-            return "holds the control character \(escaped(String(bad)))"
+            let hex = String(bad.value, radix: 16, uppercase: true)
+            return "holds the control character U+\(String(repeating: "0", count: max(0, 4 - hex.count)) + hex)"
         }
         return nil
     }

@@ -426,8 +426,8 @@ public actor CheckService: Service {
             metricsProblem = nil
             settleRetry()
         } catch {
-            // Said once, not at every check: the next burst tries again.
-            if metricsProblem != error.description {
+            // Said once until it is written again, which a retry timer tries.
+            if metricsProblem == nil {
                 logger.warning("cannot write the metrics file: \(error)", metadata: ["SSVC_ERROR": "\(error)"])
             }
             metricsProblem = error.description

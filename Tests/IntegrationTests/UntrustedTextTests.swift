@@ -1,0 +1,85 @@
+import Foundation
+import SSVCCore
+import Testing
+
+/// A version server's text, as the built daemon and client show it.
+@Suite("untrusted text: no terminal injection, no forged monitoring")
+struct UntrustedTextTests {
+    /// The characters a terminal must never get raw from a server: every
+    /// control and bidirectional character but the line breaks ssvcctl
+    /// itself writes between its lines.
+    func rawControls(_ output: String) -> [Unicode.Scalar] {
+        output.unicodeScalars.filter { $0 != "\n" && DisplayText.isControl($0) }
+    }
+
+    @Test("a version key carrying escapes and a forged line is refused naming the key; status, check and motd print no control character")
+    func hostileVersion() throws {
+        let hostile = #"{"SSVCLatestVersionKey": "2.0\u001b[2J\u001b]0;PWNED\u0007\r\nSSVC OK - all 3 apps up to date\u202e\u0000x"}"#
+        let server = try VersionServer(scenario: ["body": goodBody])
+        let daemon = try DaemonProcess(apps: appTable("demo", url: server.url("/ssvc")))
+        #expect(daemon.wait { daemon.app("demo")?["lastSuccess"] != nil })
+        try server.set(["body": hostile])
+        let check = try Executable.run("ssvcctl", ["--socket", daemon.socketPath, "check", "--timeout", "10"])
+        #expect(check.standardOutput.contains("SSVCLatestVersionKey: not a version string: holds the control character U+001B"), "\(check.standardOutput)")
+        for arguments in [["status"], ["check"], ["motd"], ["status", "--nagios"]] {
+            let result = try Executable.run("ssvcctl", ["--socket", daemon.socketPath] + arguments + (arguments == ["motd"] ? [] : ["--timeout", "10"]))
+            #expect(rawControls(result.standardOutput + result.standardError).isEmpty, "\(arguments): \(result.standardOutput)")
+            #expect(!result.standardOutput.contains("PWNED") || result.standardOutput.contains("\\x1b]0;PWNED"))
+        }
+        #expect(rawControls(daemon.log).isEmpty, "the stderr log escapes too")
+        #expect(daemon.stop() == 0)
+    }
+
+    @Test("text quoted in errors and descriptions is escaped for people and kept exact in --json")
+    func quotedText() throws {
+        let server = try VersionServer(scenario: ["body": #"{"packageName": "other\u001b[2J\u202e"}"#])
+        let daemon = try DaemonProcess(apps: appTable("t", url: server.url("/t"), extra: "format = \"turkcell\"\napp-id = \"t\""))
+        #expect(daemon.wait { daemon.app("t")?["lastError"] != nil }, "\(daemon.log)")
+        let human = try Executable.run("ssvcctl", ["--socket", daemon.socketPath, "status", "--timeout", "10"])
+        #expect(human.standardOutput.contains(#"packageName 'other\x1b[2J\u{202E}' does not match app-id 't'"#), "\(human.standardOutput)")
+        #expect(rawControls(human.standardOutput).isEmpty)
+        let json = try Executable.run("ssvcctl", ["--socket", daemon.socketPath, "status", "--json", "--timeout", "10"])
+        let apps = try #require(try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any])["apps"] as? [[String: Any]]
+        #expect((apps?.first?["lastError"] as? String)?.contains("other\u{1B}[2J\u{202E}") == true, "--json keeps the exact text")
+        #expect(daemon.stop() == 0)
+
+        let folder = try TemporaryFolder()
+        let document = try folder.file("t.json", #"{"packageName":"t","updates":[{"targetPackageUrl":"https://x\u0007","descriptions":{"*":{"message":"Hi\u001b]52;c;cGF3bmVk\u0007","whatIsNew":"a\nb"}}}]}"#)
+        let evaluated = try Executable.run("ssvcctl", ["evaluate", "--format", "turkcell", "--app-id", "t", "--response", document, "--version", "1.0"])
+        #expect(evaluated.status == 10)
+        #expect(evaluated.standardOutput.contains(#"Hi\x1b]52;c;cGF3bmVk\x07"#), "\(evaluated.standardOutput)")
+        #expect(evaluated.standardOutput.contains(#"a\nb"#))
+        #expect(rawControls(evaluated.standardOutput).isEmpty)
+    }
+
+    @Test("an App Store version holding '|' cannot forge Nagios performance data")
+    func nagiosPipe() throws {
+        let folder = try TemporaryFolder()
+        let lookup = try folder.file("lookup.json", #"{"resultCount":1,"results":[{"version":"2.0) | 'apps'=3;;;0; 'update_available'=0;"}]}"#)
+        let daemon = try DaemonProcess(apps: appTable("store", url: "file://" + lookup, extra: "format = \"itunes\""), folder: folder)
+        #expect(daemon.wait { daemon.app("store")?["lastSuccess"] != nil }, "\(daemon.log)")
+        let nagios = try Executable.run("ssvcctl", ["--socket", daemon.socketPath, "status", "--nagios", "--timeout", "10"])
+        #expect(nagios.status == 1)
+        let lines = nagios.standardOutput.split(separator: "\n")
+        #expect(lines.count == 1, "\(nagios.standardOutput)")
+        #expect(lines.first?.filter { $0 == "|" }.count == 1, "only the plugin's own separator: \(nagios.standardOutput)")
+        #expect(nagios.standardOutput.contains(#"2.0) \x7c 'apps'=3;;;0; 'update_available'=0;"#))
+        #expect(daemon.stop() == 0)
+    }
+
+    @Test("a URL's password is shown to nobody: status, --json and the journal field say ***")
+    func urlPassword() throws {
+        let folder = try TemporaryFolder()
+        let daemon = try DaemonProcess(apps: appTable("p", url: "http://alice:s3cret@127.0.0.1:9/v.json"), folder: folder)
+        #expect(daemon.wait { daemon.app("p")?["lastCheck"] != nil })
+        for arguments in [["status"], ["status", "--json"]] {
+            let result = try Executable.run("ssvcctl", ["--socket", daemon.socketPath] + arguments + ["--timeout", "10"])
+            #expect(!result.standardOutput.contains("s3cret"), "\(result.standardOutput)")
+        }
+        let json = try Executable.run("ssvcctl", ["--socket", daemon.socketPath, "status", "--json", "--timeout", "10"])
+        #expect(json.standardOutput.contains(#"http:\/\/alice:***@127.0.0.1:9\/v.json"#) || json.standardOutput.contains("http://alice:***@127.0.0.1:9/v.json"))
+        #expect(!daemon.log.contains("s3cret"), "SSVC_URL hides it too")
+        #expect(daemon.log.contains("SSVC_URL=http://alice:***@127.0.0.1:9/v.json"))
+        #expect(daemon.stop() == 0)
+    }
+}
