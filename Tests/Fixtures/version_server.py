@@ -48,6 +48,16 @@ class Handler(BaseHTTPRequestHandler):
     def log_message(self, *_):
         pass
 
+    def redirect(self, location, close=False):
+        """A 302 to `location`; with `close`, the connection closes after it."""
+        self.send_response(302)
+        self.send_header("Location", location)
+        self.send_header("Content-Length", "0")
+        if close:
+            self.send_header("Connection", "close")
+            self.close_connection = True
+        self.end_headers()
+
     def do_GET(self):
         with open(args.scenario) as f:
             scenario = json.load(f)
@@ -64,24 +74,11 @@ class Handler(BaseHTTPRequestHandler):
             time.sleep(3600)
             return
         if mode == "redirect-loop":
-            target = "/b" if parts.path != "/b" else "/a"
-            self.send_response(302)
-            self.send_header("Location", target)
-            self.send_header("Content-Length", "0")
-            if scenario.get("close"):
-                self.send_header("Connection", "close")
-                self.close_connection = True
-            self.end_headers()
+            self.redirect("/b" if parts.path != "/b" else "/a", scenario.get("close"))
             return
         if mode == "redirect-chain":
-            step = int(parts.path.lstrip("/r") or "0") if parts.path.lstrip("/r").isdigit() else 0
-            self.send_response(302)
-            self.send_header("Location", "/r%d" % (step + 1))
-            self.send_header("Content-Length", "0")
-            if scenario.get("close"):
-                self.send_header("Connection", "close")
-                self.close_connection = True
-            self.end_headers()
+            step = int(parts.path.lstrip("/r")) if parts.path.lstrip("/r").isdigit() else 0
+            self.redirect("/r%d" % (step + 1), scenario.get("close"))
             return
         if mode == "slow-headers":
             try:
