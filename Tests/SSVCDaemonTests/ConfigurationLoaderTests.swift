@@ -243,10 +243,11 @@ struct ConfigurationLoaderTests {
     @Test("command-line paths override the file")
     func overrides() throws {
         defer { try? FileManager.default.removeItem(at: folder) }
-        let path = try write("ssvcd.toml", "[daemon]\nstate-dir = \"/a\"\nsocket = \"/b\"\n")
-        let configuration = try ConfigurationLoader.load(.init(mainFile: path, stateDirectory: "/c", socketPath: "/d"), environment: [:])
+        let path = try write("ssvcd.toml", "[daemon]\nstate-dir = \"/a\"\nsocket = \"/b/io.ssvc.Daemon\"\n")
+        let configuration = try ConfigurationLoader.load(.init(mainFile: path, stateDirectory: "/c", socketPath: "/d/control.sock"), environment: [:])
         #expect(configuration.daemon.stateDirectory == "/c")
-        #expect(configuration.daemon.socketPath == "/d")
+        #expect(configuration.daemon.socketPath == "/d/control.sock")
+        #expect(configuration.daemon.metricsFile == "/d/ssvc.prom", "the metrics file's default follows the socket given on the command line")
     }
 }
 

@@ -54,9 +54,10 @@ public enum ConfigurationLoader {
             root = try parser.parse([TOMLDocuments.read(mainFile)])[0]
         }
         try TableReader(root, file: mainFile, key: nil).rejectUnknown(["daemon", "app"])
-        var daemon = try daemonSettings(root, file: mainFile, environment: environment)
+        // The command line's paths apply before anything is derived from
+        // them (the metrics file's default folder is the socket's).
+        var daemon = try daemonSettings(root, file: mainFile, environment: environment, socketOverride: overrides.socketPath)
         if let state = overrides.stateDirectory { daemon.stateDirectory = state }
-        if let socket = overrides.socketPath { daemon.socketPath = socket }
 
         var apps: [AppConfiguration] = []
         if let list = root["app"] {
@@ -100,7 +101,9 @@ public enum ConfigurationLoader {
             .sorted().map { directory.hasSuffix("/") ? directory + $0 : directory + "/" + $0 }
     }
 
-    static func daemonSettings(_ root: TOMLTable, file: String, environment: [String: String]) throws(ConfigurationError) -> DaemonSettings {
+    static func daemonSettings(
+        _ root: TOMLTable, file: String, environment: [String: String], socketOverride: String? = nil
+    ) throws(ConfigurationError) -> DaemonSettings {
         let table = try TableReader(root, file: file, key: nil).table("daemon") ?? TableReader(TOMLTable(), file: file, key: "daemon")
         try table.rejectUnknown([
             "state-dir", "socket", "apps-dir", "language", "country", "control-group", "timeout-seconds",
@@ -146,7 +149,8 @@ public enum ConfigurationLoader {
         } catch {
             throw ConfigurationError(file: "environment", problem: error.description)
         }
-        let socketPath = try table.path("socket") ?? "/run/ssvc/io.ssvc.Daemon"
+        let configuredSocket = try table.path("socket")
+        let socketPath = socketOverride ?? configuredSocket ?? "/run/ssvc/io.ssvc.Daemon"
         // The runtime folder: systemd's RuntimeDirectory=, else the socket's.
         let runtime = environment["RUNTIME_DIRECTORY"].flatMap { $0.split(separator: ":").first.map(String.init) }
             ?? socketPath.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
