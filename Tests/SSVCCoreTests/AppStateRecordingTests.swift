@@ -114,4 +114,21 @@ struct AppStateRecordingTests {
         #expect(once.messages["id:m1"] == MessageDisplayRecord(count: 1, lastShown: start))
         #expect(twice.messages["id:m1"] == MessageDisplayRecord(count: 2, lastShown: start.addingTimeInterval(60)))
     }
+
+    @Test("stale means two periods without success: since the first check when there was none, not at the first failure")
+    func staleSinceFirstCheck() {
+        let failed = AppState().recording(.failure("HTTP 500", retryAfter: nil, fetched: true), running: running, at: start)
+        #expect(failed.firstCheck == start)
+        #expect(!failed.isStale(now: start.addingTimeInterval(60), schedule: .daily), "a first failure a minute ago is not stale")
+        let again = failed.recording(.failure("HTTP 500", retryAfter: nil, fetched: true), running: running, at: start.addingTimeInterval(86_400))
+        #expect(again.firstCheck == start)
+        #expect(!again.isStale(now: start.addingTimeInterval(2 * 86_400 - 1), schedule: .daily))
+        #expect(again.isStale(now: start.addingTimeInterval(2 * 86_400 + 1), schedule: .daily))
+        #expect(!AppState().isStale(now: start, schedule: .daily), "never checked: not stale")
+        var earlier = AppState()
+        earlier.lastCheck = start
+        earlier.consecutiveFailures = 4
+        #expect(!earlier.isStale(now: start.addingTimeInterval(3_600), schedule: .hourly), "a file without firstCheck counts from its last check")
+        #expect(earlier.isStale(now: start.addingTimeInterval(3 * 3_600), schedule: .hourly))
+    }
 }

@@ -14,6 +14,7 @@ extension AppState {
     public func recording(_ outcome: CheckOutcome, running: RunningVersion?, at time: Date) -> AppState {
         var next = self
         next.lastCheck = time
+        if next.firstCheck == nil { next.firstCheck = time }
         if let running {
             next.currentVersion = running.key
             next.currentVersionNumber = running.number

@@ -16,6 +16,9 @@ public struct DaemonState: Sendable, Equatable, Codable {
 
 /// One app's history and last good answer.
 public struct AppState: Sendable, Equatable, Codable {
+    /// The first check attempted since the app was configured (absent in
+    /// files of earlier releases).
+    public var firstCheck: Date?
     /// The last check attempted, successful or not.
     public var lastCheck: Date?
     public var lastSuccess: Date?
@@ -50,12 +53,16 @@ public struct AppState: Sendable, Equatable, Codable {
         CheckHistory(lastCheck: lastCheck, lastFetch: lastFetch, consecutiveFailures: consecutiveFailures, retryNotBefore: retryNotBefore)
     }
 
-    /// No success for two periods (or never, after checks were tried), or
-    /// the stored response's signature is older than `signature` allows.
+    /// No success for two periods: since the last success, or, with none,
+    /// since the first check (an app whose first check failed a minute ago
+    /// is not stale); or the stored response's signature is older than
+    /// `signature` allows.
     public func isStale(now: Date, schedule: Schedule, signature: SignatureRequirement? = nil) -> Bool {
         if signature?.hasExpired(signedAt: self.signature?.signedAt, now: now) == true { return true }
         guard let period = schedule.period(at: now) else { return false }
-        guard let lastSuccess else { return lastCheck != nil }
-        return now.timeIntervalSince(lastSuccess) > 2 * period
+        // A file of an earlier release has no firstCheck: its last check
+        // is the latest the first could have been.
+        guard let since = lastSuccess ?? firstCheck ?? lastCheck else { return false }
+        return now.timeIntervalSince(since) > 2 * period
     }
 }
