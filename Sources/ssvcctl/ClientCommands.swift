@@ -80,7 +80,7 @@ func show(_ apps: [AppStatus], json: Bool) throws -> Never {
     } else {
         print(AppTable.render(apps))
     }
-    throw ExitStatus.code(for: apps.map(\.status))
+    throw ExitStatus.code(for: apps)
 }
 
 /// What `status` and `check` take: the daemon, one app or all, the form.

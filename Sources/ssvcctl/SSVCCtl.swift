@@ -8,7 +8,8 @@ struct SSVCCtl: ParsableCommand {
         abstract: "Query and control ssvcd; test version-server responses offline.",
         discussion: """
             Exit codes: 0 up to date (also ahead and unknown), 10 update available, \
-            11 update required (the worst over the apps shown), 1 error, 64 usage.
+            11 update required (the worst over the apps shown), 12 no update but a check \
+            failing (status and check), 1 error, 64 usage.
             """,
         subcommands: [Status.self, Check.self, Watch.self, Reload.self, Evaluate.self, Motd.self]
     )
