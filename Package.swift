@@ -85,6 +85,7 @@ let package = Package(
             name: "ssvcd",
             dependencies: [
                 "SSVCDaemon",
+                "SSVCPosix",
                 "SSVCSystemd",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]

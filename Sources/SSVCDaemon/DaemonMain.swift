@@ -44,6 +44,7 @@ public enum DaemonMain {
             return configurationErrorExit
         }
 
+        for warning in configuration.warnings { logger.warning("\(warning)") }
         let store = StateStore(directory: configuration.daemon.stateDirectory)
         let loaded: StateStore.Loaded
         do {

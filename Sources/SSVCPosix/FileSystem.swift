@@ -12,6 +12,11 @@ public enum FileSystem {
         return stat(path, &info) == 0
     }
 
+    public static func isDirectory(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
+    }
+
     /// `mkdir -p`: every missing folder of `path` is created with `mode`.
     public static func makeDirectories(_ path: String, mode: mode_t) throws(Failure) {
         var prefix = path.hasPrefix("/") ? "" : "."

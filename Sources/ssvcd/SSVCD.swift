@@ -1,5 +1,6 @@
 import ArgumentParser
 import SSVCDaemon
+import SSVCPosix
 import SSVCSystemd
 
 /// The daemon's command line; everything else lives in `SSVCDaemon`.
@@ -24,6 +25,12 @@ struct SSVCD: ParsableCommand {
     @Option(help: "Where events go: journal, stderr, or auto (the journal when reachable).")
     var logTarget: LogTarget = .auto
 
+    @Flag(help: ArgumentHelp(
+        "Check the configuration as a start would, print its apps and any warning, and exit: 0 when it would start, 78 when not.",
+        discussion: "Touches neither the state nor the socket: run it before a restart (the package does on upgrade)."
+    ))
+    var checkConfig = false
+
     /// The child that parses configuration files before the daemon does.
     @Flag(help: .hidden)
     var validateToml = false
@@ -40,6 +47,9 @@ struct SSVCD: ParsableCommand {
         let overrides = ConfigurationLoader.Overrides(
             mainFile: config, stateDirectory: stateDirectory, socketPath: socket, validator: "/proc/self/exe"
         )
+        if checkConfig {
+            throw ExitCode(ConfigurationLoader.checkConfiguration(overrides, environment: ProcessEnvironment.variables()))
+        }
         DaemonMain.start(overrides: overrides, logTarget: logTarget)
     }
 }

@@ -54,3 +54,51 @@ struct OperatorExperienceTests {
         #expect(daemon.stop() == 0)
     }
 }
+
+@Suite("ssvcd --check-config")
+struct CheckConfigTests {
+    func layout(_ main: String, apps: [String: String]) throws -> (TemporaryFolder, String) {
+        let folder = try TemporaryFolder()
+        try FileManager.default.createDirectory(at: folder.url.appendingPathComponent("apps.d"), withIntermediateDirectories: true)
+        for (name, text) in apps { _ = try folder.file("apps.d/" + name, text) }
+        let path = try folder.file("ssvcd.toml", "[daemon]\nstate-dir = \"state\"\nsocket = \"c.sock\"\napps-dir = \"apps.d\"\n" + main)
+        return (folder, path)
+    }
+
+    @Test("a good configuration: one line per app and a warning per skipped file, exit 0, no state or socket made")
+    func good() throws {
+        let (folder, path) = try layout(
+            "[[app]]\nname = \"one\"\nurl = \"https://u:secret@o.example/v\"\nversion = \"1\"\n",
+            apps: ["two.toml": "url = \"file:///srv/v.json\"\nversion-file = \"/opt/two/VERSION\"\nschedule = \"weekly\"\nformat = \"turkcell\"\n", "foo.conf": "", "bar.TOML": "", ".two.toml.swp": ""]
+        )
+        let result = try Executable.run("ssvcd", ["--config", path, "--check-config"])
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(result.standardOutput.contains("one: format ssvc, schedule daily, version 1, url https://u:***@o.example/v"), "\(result.standardOutput)")
+        #expect(result.standardOutput.contains("two: format turkcell, schedule weekly, version-file /opt/two/VERSION, url file:///srv/v.json"))
+        #expect(result.standardError.contains("warning: \(folder.url.path)/apps.d/foo.conf: skipped: only files named *.toml are read"), "\(result.standardError)")
+        #expect(result.standardError.contains("apps.d/bar.TOML: skipped"))
+        #expect(!result.standardError.contains(".swp"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path).sorted() == ["apps.d", "ssvcd.toml"])
+    }
+
+    @Test("problems a start let through before: each an error naming file, app, key and line, exit 78", arguments: [
+        ("[[app]]\nname = \"one\"\nurl = \"https://o/v\"\nversion = \"1\"\n[[app]]\nname = \"two\"\nurl = \"http://exa mple .com:99999/x\"\nversion = \"1\"\n", "ssvcd.toml: app.url: 'http://exa mple .com:99999/x': not a URL ([[app]] 'two', line 11)"),
+        ("[[app]]\nurl = \"http://[::1/x\"\nversion = \"1\"\n", "ssvcd.toml: app.name: missing ([[app]] number 1, line 5)"),
+        ("[[app]]\nname = \"a\"\nurl = \"https://o/v\"\nversion = \"1\"\nshedule = \"daily\"\n", "ssvcd.toml: app.shedule: unknown key (did you mean `schedule`?) ([[app]] 'a', line 9)"),
+    ])
+    func bad(main: String, expected: String) throws {
+        let (folder, path) = try layout(main, apps: [:])
+        let result = try withExtendedLifetime(folder) { try Executable.run("ssvcd", ["--config", path, "--check-config"]) }
+        #expect(result.status == 78)
+        #expect(result.standardError.contains(expected), "\(result.standardError)")
+    }
+
+    @Test("an apps-dir that does not exist is an error, not a start with no apps")
+    func missingAppsDirectory() throws {
+        let folder = try TemporaryFolder()
+        let path = try folder.file("ssvcd.toml", "[daemon]\nstate-dir = \"state\"\napps-dir = \"/nonexistent/apps.d\"\n")
+        let result = try Executable.run("ssvcd", ["--config", path, "--check-config"])
+        #expect(result.status == 78)
+        #expect(result.standardError.contains("daemon.apps-dir: /nonexistent/apps.d does not exist"), "\(result.standardError)")
+    }
+}

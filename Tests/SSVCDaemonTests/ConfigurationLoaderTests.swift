@@ -225,7 +225,7 @@ struct ConfigurationLoaderTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = try write("apps.d/broken.toml", "url = \"https://x/y\"\nversion = \"1\"\nformat = \"xml\"\n")
         let error = #expect(throws: ConfigurationError.self) { try load("[daemon]\napps-dir = \"apps.d\"\n") }
-        #expect(error?.description == "\(path): format: expected one of ssvc, turkcell, itunes, found 'xml'")
+        #expect(error?.description == "\(path): format: expected one of ssvc, turkcell, itunes, found 'xml' (line 3)")
     }
 
     @Test("a main file named on the command line must exist; the default one may be absent")

@@ -103,6 +103,7 @@ struct ControlPipelineTests {
     func dispatcher() throws -> (ControlDispatcher, URL) {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ssvc-dispatch-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder.appendingPathComponent("state"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: folder.appendingPathComponent("apps.d"), withIntermediateDirectories: true)
         let main = folder.appendingPathComponent("ssvcd.toml")
         try "[daemon]\nstate-dir = \"\(folder.path)/state\"\napps-dir = \"\(folder.path)/apps.d\"\n".write(to: main, atomically: true, encoding: .utf8)
         let overrides = ConfigurationLoader.Overrides(mainFile: main.path)

@@ -199,6 +199,7 @@ public actor CheckService: Service {
             logger.configurationError(error, "; keeping the running configuration")
             throw error
         }
+        for warning in loaded.warnings { logger.warning("\(warning)") }
         var next = loaded
         next.daemon.stateDirectory = configuration.daemon.stateDirectory
         next.daemon.socketPath = configuration.daemon.socketPath

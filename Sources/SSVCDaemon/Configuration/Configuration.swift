@@ -5,6 +5,9 @@ import SSVCCore
 public struct Configuration: Sendable, Equatable {
     public var daemon: DaemonSettings
     public var apps: [AppConfiguration]
+    /// What was passed over without stopping the load, in words: files in
+    /// the apps directory skipped for their names.
+    public var warnings: [String] = []
 }
 
 /// `[daemon]`.
@@ -94,13 +97,17 @@ public struct ConfigurationError: Error, Equatable, CustomStringConvertible {
     public let key: String?
     public let problem: String
 
-    public init(file: String, key: String? = nil, problem: String) {
+    /// Where in the file, when known: "[[app]] 'billing', line 14".
+    public var place: String?
+
+    public init(file: String, key: String? = nil, problem: String, place: String? = nil) {
         self.file = file
         self.key = key
         self.problem = problem
+        self.place = place
     }
 
     public var description: String {
-        [file, key, problem].compactMap { $0 }.joined(separator: ": ")
+        [file, key, problem].compactMap { $0 }.joined(separator: ": ") + (place.map { " (\($0))" } ?? "")
     }
 }

@@ -50,8 +50,11 @@ public enum ConfigurationLoader {
         let mainFile = overrides.mainFile ?? unnamedMainFile
         let parser = TOMLDocuments(validator: overrides.validator)
         var root = TOMLTable()
+        var mainText = ""
         if overrides.mainFile != nil || FileSystem.exists(mainFile) {
-            root = try parser.parse([TOMLDocuments.read(mainFile)])[0]
+            let document = try TOMLDocuments.read(mainFile)
+            mainText = document.text
+            root = try parser.parse([document])[0]
         }
         try TableReader(root, file: mainFile, key: nil).rejectUnknown(["daemon", "app"])
         // The command line's paths apply before anything is derived from
@@ -68,15 +71,35 @@ public enum ConfigurationLoader {
                 guard let table = element.table else {
                     throw ConfigurationError(file: mainFile, key: "app[\(index)]", problem: "expected a table")
                 }
-                apps.append(try app(table, file: mainFile, defaultName: nil, daemon: daemon, environment: environment))
+                do {
+                    apps.append(try app(table, file: mainFile, defaultName: nil, daemon: daemon, environment: environment))
+                } catch {
+                    // Which app, and where: the third [[app]] of a long file is hard to find.
+                    var located = error
+                    let name = table["name"]?.string.map { "'\($0)'" } ?? "number \(index + 1)"
+                    let line = KeyLocator.line(of: error.key, appTable: index, in: mainText)
+                    located.place = "[[app]] \(name)" + (line.map { ", line \($0)" } ?? "")
+                    throw located
+                }
             }
         }
-        let files = try appFiles(daemon.appsDirectory)
+        let appsDirectory = daemon.appsDirectory
+        if root["daemon"]?.table?["apps-dir"] != nil, !FileSystem.exists(appsDirectory) {
+            throw ConfigurationError(file: mainFile, key: "daemon.apps-dir", problem: "\(appsDirectory) does not exist")
+        }
+        let (files, skipped) = try appFiles(appsDirectory)
         var documents: [TOMLDocuments.Document] = []
         for file in files { documents.append(try TOMLDocuments.read(file)) }
-        for (file, table) in zip(files, try parser.parse(documents)) {
+        for (document, table) in zip(documents, try parser.parse(documents)) {
+            let file = document.file
             let stem = String(file.split(separator: "/").last!.dropLast(".toml".count))
-            apps.append(try app(table, file: file, defaultName: stem, daemon: daemon, environment: environment))
+            do {
+                apps.append(try app(table, file: file, defaultName: stem, daemon: daemon, environment: environment))
+            } catch {
+                var located = error
+                located.place = KeyLocator.line(of: error.key, appTable: nil, in: document.text).map { "line \($0)" }
+                throw located
+            }
         }
         var seen: [String: String] = [:]
         for app in apps {
@@ -85,20 +108,28 @@ public enum ConfigurationLoader {
             }
             seen[app.name] = app.source
         }
-        return Configuration(daemon: daemon, apps: apps)
+        return Configuration(
+            daemon: daemon, apps: apps,
+            warnings: skipped.map { "\($0): skipped: only files named *.toml are read from the apps directory" }
+        )
     }
 
-    /// `*.toml` in `directory`, in name order; hidden files (editors' swap
-    /// files) skipped. A missing directory holds no apps.
-    static func appFiles(_ directory: String) throws(ConfigurationError) -> [String] {
+    /// `*.toml` in `directory`, in name order, and the other files there
+    /// that look meant for it but are skipped for their names (`foo.conf`,
+    /// `bar.TOML`); hidden files (editors' swap files) and backups ending
+    /// in `~` are skipped silently. A missing directory holds no apps.
+    static func appFiles(_ directory: String) throws(ConfigurationError) -> (files: [String], skipped: [String]) {
         let names: [String]
         do {
             names = try FileSystem.names(in: directory) ?? []
         } catch {
             throw ConfigurationError(file: directory, problem: "cannot read the apps directory: \(error)")
         }
-        return names.filter { $0.hasSuffix(".toml") && !$0.hasPrefix(".") && $0.count > ".toml".count }
-            .sorted().map { directory.hasSuffix("/") ? directory + $0 : directory + "/" + $0 }
+        let path = { (name: String) in directory.hasSuffix("/") ? directory + name : directory + "/" + name }
+        let visible = names.filter { !$0.hasPrefix(".") && !$0.hasSuffix("~") }.sorted()
+        let read = visible.filter { $0.hasSuffix(".toml") && $0.count > ".toml".count }
+        let skipped = visible.filter { !read.contains($0) && !FileSystem.isDirectory(path($0)) }
+        return (read.map(path), skipped.map(path))
     }
 
     static func daemonSettings(
@@ -366,5 +397,40 @@ public enum ConfigurationLoader {
         (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
             || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
             || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")
+    }
+}
+
+extension ConfigurationLoader {
+    /// `ssvcd --check-config`: loads the configuration as a start would
+    /// (the main file, the apps directory, the same checks, the same
+    /// child for the TOML), prints one line per app and every warning, and
+    /// touches neither state nor socket. 0 when it would start, else 78
+    /// with the error on standard error.
+    public static func checkConfiguration(_ overrides: Overrides, environment: [String: String]) -> Int32 {
+        let configuration: Configuration
+        do {
+            configuration = try load(overrides, environment: environment)
+        } catch {
+            StandardError.writeLine("ssvcd: \(error.description)")
+            return DaemonMain.configurationErrorExit
+        }
+        for warning in configuration.warnings { StandardError.writeLine("ssvcd: warning: \(warning)") }
+        let apps = configuration.apps
+        print("\(overrides.mainFile ?? defaultMainFile), \(configuration.daemon.appsDirectory): \(apps.count) app\(apps.count == 1 ? "" : "s"), configuration OK")
+        for app in apps {
+            print("\(app.name): format \(app.format.rawValue), schedule \(app.schedule.rawValue), \(app.version.shown), url \(URLText.withoutPassword(app.url))")
+        }
+        return 0
+    }
+}
+
+extension VersionSource {
+    /// `version 1.4.2`, `version-file /opt/x/VERSION`, `version-command dpkg-query`.
+    var shown: String {
+        switch self {
+        case let .fixed(key): "version \(key)"
+        case let .file(path): "version-file \(path)"
+        case let .command(argv): "version-command \(argv.first ?? "")"
+        }
     }
 }

@@ -19,7 +19,8 @@ struct TableReader {
 
     func rejectUnknown(_ known: [String]) throws(ConfigurationError) {
         for (member, _) in table where !known.contains(member) {
-            throw error(member, "unknown key")
+            let hint = KeyLocator.suggestion(for: member, among: known).map { " (did you mean `\($0)`?)" } ?? ""
+            throw error(member, "unknown key\(hint)")
         }
     }
 

@@ -43,6 +43,8 @@ final class DaemonProcess {
             \(apps)
             """)
         #expect(FileManager.default.createFile(atPath: logPath, contents: Data()))
+        // The template's apps-dir: a configured one that does not exist stops the start.
+        try FileManager.default.createDirectory(at: folder.url.appendingPathComponent("apps.d"), withIntermediateDirectories: true)
         var variables = ProcessInfo.processInfo.environment
         for name in ["NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID", "LISTEN_FDS", "LISTEN_PID"] { variables[name] = nil }
         variables.merge(environment) { _, new in new }

@@ -1,0 +1,55 @@
+/// Finds the line a configuration key is set on, for error messages:
+/// TOMLKit keeps no source positions of its own. A plain reading of the
+/// text, good for the files operators write (one key a line); nil when the
+/// key is not found that way.
+enum KeyLocator {
+    /// The 1-based line setting `key` (`app.url`, `properties.x-a`,
+    /// `public-keys[1]`: its first part counts) at the top of `text`, or,
+    /// with `appTable`, inside that `[[app]]` table (0 is the first).
+    static func line(of key: String?, appTable: Int?, in text: String) -> Int? {
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { $0.trimmingPrefix { $0 == " " || $0 == "\t" } }
+        var range = 0..<lines.count
+        if let appTable {
+            let headers = lines.indices.filter { isAppHeader(lines[$0]) }
+            guard appTable < headers.count else { return nil }
+            let start = headers[appTable]
+            let end = lines.indices.first { $0 > start && lines[$0].hasPrefix("[") } ?? lines.count
+            range = start..<end
+        }
+        guard var name = key?.split(separator: ".").first.map(String.init) else { return range.isEmpty ? nil : range.lowerBound + 1 }
+        if name == "app", let next = key?.split(separator: ".").dropFirst().first { name = String(next) }
+        if let bracket = name.firstIndex(of: "[") { name = String(name[..<bracket]) }
+        for index in range where lines[index].hasPrefix(name) || lines[index].hasPrefix("\"\(name)\"") {
+            let rest = lines[index].dropFirst(lines[index].hasPrefix("\"") ? name.count + 2 : name.count)
+                .trimmingPrefix { $0 == " " || $0 == "\t" }
+            if rest.hasPrefix("=") || rest.hasPrefix(".") { return index + 1 }
+        }
+        return appTable.map { _ in range.lowerBound + 1 }
+    }
+
+    private static func isAppHeader(_ line: Substring) -> Bool {
+        let compact = line.filter { $0 != " " && $0 != "\t" }
+        return compact.hasPrefix("[[app]]")
+    }
+
+    /// The known key closest to `unknown` (at most two edits, and fewer
+    /// than half its length), for "did you mean …?".
+    static func suggestion(for unknown: String, among known: [String]) -> String? {
+        let scored = known.map { ($0, distance(unknown.lowercased(), $0)) }.filter { $0.1 <= 2 && $0.1 * 2 < max(unknown.count, 2) }
+        return scored.min { $0.1 < $1.1 }?.0
+    }
+
+    /// Levenshtein's edit distance.
+    static func distance(_ a: String, _ b: String) -> Int {
+        let (x, y) = (Array(a), Array(b))
+        var previous = Array(0...y.count)
+        for i in 1...max(x.count, 1) where !x.isEmpty {
+            var current = [i] + Array(repeating: 0, count: y.count)
+            for j in 1...max(y.count, 1) where !y.isEmpty {
+                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (x[i - 1] == y[j - 1] ? 0 : 1))
+            }
+            previous = current
+        }
+        return x.isEmpty ? y.count : previous[y.count]
+    }
+}
