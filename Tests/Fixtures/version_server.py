@@ -7,6 +7,7 @@ JSON line (path, query, headers). Scenario keys:
   mode     normal | hang | reset | big | redirect-loop | https-to-http | redirect
            | redirect-chain (/rN answers 302 to /rN+1) | slow-headers (one
            header byte every `delay` s) | huge-headers (`size` bytes of headers)
+           | drop (closes without an answer) | rst (resets without an answer)
   location where redirect mode sends the client (302)
   status   HTTP status (normal mode), default 200
   body     response body (normal mode)
@@ -72,6 +73,12 @@ class Handler(BaseHTTPRequestHandler):
         mode = scenario.get("mode", "normal")
         if mode == "hang":
             time.sleep(3600)
+            return
+        if mode in ("drop", "rst"):
+            if mode == "rst":
+                self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            self.connection.close()
+            self.close_connection = True
             return
         if mode == "redirect-loop":
             self.redirect("/b" if parts.path != "/b" else "/a", scenario.get("close"))

@@ -31,6 +31,12 @@ struct FetchTarget: Equatable {
         return nil
     }
 
+    /// `host:port` with the scheme's port when none is written, for messages.
+    var hostAndPort: String {
+        let shownHost = host.utf8.contains(UInt8(ascii: ":")) ? "[\(host)]" : host
+        return "\(shownHost):\(port ?? (scheme == "https" ? 443 : 80))"
+    }
+
     /// `host[:port]` as a `Host` header carries it.
     var authority: String {
         (host.utf8.contains(UInt8(ascii: ":")) ? "[\(host)]" : host) + (port.map { ":\($0)" } ?? "")

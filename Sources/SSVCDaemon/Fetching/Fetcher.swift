@@ -237,7 +237,7 @@ public final class Fetcher: Sendable {
                 switch error {
                 case let .connect(cause): throw FetchError("cannot connect to proxy \(proxy): \(Self.reason(cause))")
                 case let .exchange(cause): throw FetchError("proxy \(proxy): \(Self.reason(cause)) before a whole response")
-                case .timedOut: throw FetchError("the request to \(target.host) took longer than \(timeoutText)\(Self.through(proxy))")
+                case .timedOut: throw FetchError("the request to \(target.hostAndPort) took longer than \(timeoutText)\(Self.through(proxy))")
                 case let .tooLarge(length?): throw FetchError("response of \(length) bytes is larger than \(limit)")
                 case .tooLarge(nil): throw FetchError("response is larger than \(limit)")
                 case .closedEarly: throw FetchError("proxy \(proxy) closed the connection before a whole response")
@@ -254,7 +254,7 @@ public final class Fetcher: Sendable {
             // Past the deadline, whatever timed out first (a server that
             // sends a byte now and then resets the read timeout each time).
             if NIODeadline.now() >= deadline {
-                throw FetchError("the request to \(target.host) took longer than \(timeoutText)\(Self.through(proxy))")
+                throw FetchError("the request to \(target.hostAndPort) took longer than \(timeoutText)\(Self.through(proxy))")
             }
             throw FetchError(Self.describe(error, url: url, proxy: proxy))
         }
@@ -298,9 +298,12 @@ public final class Fetcher: Sendable {
         }
     }
 
-    /// Errors as an operator reads them, not as a type name. Through a
-    /// proxy, a failure to reach it or a refusal of the tunnel names the
-    /// proxy (its password hidden); other failures say they went through it.
+    /// Errors as an operator reads them, not as a type name: one phrase of
+    /// our own for each kind NIO and AsyncHTTPClient report, naming the
+    /// host and port ("cannot connect to 127.0.0.1:8080: connection
+    /// refused"). Through a proxy, a failure to reach it or a refusal of
+    /// the tunnel names the proxy (its password hidden); other failures
+    /// say they went through it.
     static func describe(_ error: any Error, url: String?, proxy: ProxyServer? = nil) -> String {
         if let proxy {
             if let error = error as? HTTPClientError, error == .proxyAuthenticationRequired {
@@ -314,35 +317,56 @@ public final class Fetcher: Sendable {
             }
             return describe(error, url: url) + through(proxy)
         }
-        let target = url.flatMap { URL(string: $0)?.host }.map { " to \($0)" } ?? ""
+        let place = url.flatMap(FetchTarget.init).map(\.hostAndPort) ?? "the server"
         if let error = error as? HTTPClientError {
             switch error {
-            case .connectTimeout: return "connection\(target) timed out"
-            case .readTimeout: return "the server\(target) stopped answering (nothing within timeout-seconds)"
-            case .deadlineExceeded: return "the request\(target) took longer than timeout-seconds"
-            case .remoteConnectionClosed: return "the server\(target) closed the connection"
+            case .connectTimeout: return "cannot connect to \(place): timed out"
+            case .readTimeout: return "the server at \(place) stopped answering"
+            case .deadlineExceeded: return "the request to \(place) took longer than timeout-seconds"
+            case .remoteConnectionClosed: return "the server at \(place) closed the connection before a whole response"
             case .cancelled: return "cancelled"
-            default: return "\(error)"
+            default: return "the request to \(place) failed: \(error)"
             }
-        }
-        if let error = error as? HTTPParserError {
-            if case .headerOverflow = error { return "the server\(target) sent more header bytes than allowed (80 KiB)" }
-            return "the server\(target) sent a malformed HTTP response (\(error))"
         }
         if let error = error as? NIOSSLError {
             let text = "\(error)"
             if text.firstRange(of: "CERTIFICATE_VERIFY_FAILED") != nil {
-                return "TLS\(target): the server's certificate is not trusted (certificate verify failed)"
+                return "TLS to \(place): the server's certificate is not trusted (certificate verify failed: unknown issuer, expired, or for another name)"
             }
-            return "TLS\(target): \(text)"
+            if text.firstRange(of: "WRONG_VERSION_NUMBER") != nil || text.firstRange(of: "PACKET_LENGTH_TOO_LONG") != nil {
+                return "TLS to \(place): the server does not speak TLS there (plain http on an https port?)"
+            }
+            if case .uncleanShutdown = error { return "TLS to \(place): the server closed the connection without a TLS close" }
+            return "TLS to \(place): \(text)"
         }
-        if error is NIOConnectionError {
-            return "cannot connect\(target): \(reason(error))"
+        if let error = error as? HTTPParserError {
+            if case .headerOverflow = error { return "the server at \(place) sent more header bytes than allowed (80 KiB)" }
+            return "the server at \(place) sent a malformed HTTP response (\(error))"
+        }
+        if let error = error as? NIOConnectionError {
+            if error.connectionErrors.isEmpty, error.dnsAError != nil || error.dnsAAAAError != nil {
+                return "cannot resolve the host name of \(place)"
+            }
+            return "cannot connect to \(place): \(reason(error))"
         }
         if let error = error as? IOError {
-            return "\(error.description)\(target)"
+            switch error.errnoCode {
+            case ECONNREFUSED, EHOSTUNREACH, ENETUNREACH, ETIMEDOUT, EADDRNOTAVAIL:
+                return "cannot connect to \(place): \(reason(error))"
+            case ECONNRESET: return "the server at \(place) reset the connection"
+            case EPIPE: return "the server at \(place) closed the connection"
+            default: return "\(place): \(reason(error))"
+            }
         }
-        return "\(error)"
+        if let error = error as? ChannelError {
+            switch error {
+            case .ioOnClosedChannel, .eof, .outputClosed, .alreadyClosed:
+                return "the server at \(place) closed the connection before a whole response"
+            case .connectTimeout: return "cannot connect to \(place): timed out"
+            default: break
+            }
+        }
+        return "the request to \(place) failed: \(error)"
     }
 
     /// The first cause of a failed connection, or the error in words:
