@@ -34,7 +34,7 @@ UNIT_DIR      ?= /lib/systemd/system
 CATALOG_DIR   ?= $(PREFIX)/lib/systemd/catalog
 DOC_DIR       ?= $(PREFIX)/share/doc/ssvc
 
-VERSION       := $(shell sed -n 's/.*current = "\(.*\)"/\1/p' Sources/SSVCDaemon/DaemonVersion.swift)
+VERSION       := $(shell sed -n 's/.*current = "\(.*\)"/\1/p' Sources/SSVCCore/Support/SSVCVersion.swift)
 ARCH          := $(shell dpkg --print-architecture 2>/dev/null || echo amd64)
 DEB_ROOT      ?= $(CURDIR)/.build/deb-root
 DEB_FILE      ?= $(CURDIR)/.build/ssvc_$(VERSION)_$(ARCH).deb

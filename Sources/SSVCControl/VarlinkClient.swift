@@ -7,6 +7,8 @@ import SSVCPosix
 /// benchmark's load generator.
 public final class VarlinkClient {
     private let descriptor: Int32
+    private var path = ""
+    private var replyTimeout: Int?
     /// Bytes received and not yet returned, from `start`.
     private var buffer: [UInt8] = []
     private var start = 0
@@ -19,7 +21,7 @@ public final class VarlinkClient {
 
         public var description: String {
             switch self {
-            case let .cannotConnect(path, reason): "cannot connect to \(path): \(reason) (is ssvcd running?)"
+            case let .cannotConnect(path, reason): "cannot connect to \(path): \(reason)"
             case let .connection(reason): reason
             case let .remote(name, _): name
             }
@@ -38,8 +40,10 @@ public final class VarlinkClient {
         do {
             descriptor = try UnixSocket.connected(to: path)
         } catch {
-            throw .cannotConnect(path: path, reason: String(cString: strerror(error.code)))
+            throw .cannotConnect(path: path, reason: Self.explainConnect(path: path, code: error.code))
         }
+        self.path = path
+        self.replyTimeout = replyTimeout
         if let replyTimeout {
             var limit = timeval(tv_sec: replyTimeout, tv_usec: 0)
             setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
@@ -120,9 +124,27 @@ public final class VarlinkClient {
             buffer.removeLast(65_536 - max(received, 0))
             if received < 0 && code == EINTR { continue }
             if received < 0 && (code == EAGAIN || code == EWOULDBLOCK) {
-                throw .connection("the daemon did not answer in time")
+                throw .connection("the daemon at \(path) did not answer within \(replyTimeout ?? 0) s (--timeout)")
             }
             guard received > 0 else { throw .connection("the daemon closed the connection") }
+        }
+    }
+
+    /// Why a connection to `path` failed, in words that say what to do:
+    /// not "is ssvcd running?" when the path is a folder or a plain file.
+    static func explainConnect(path: String, code: Int32) -> String {
+        var info = stat()
+        let exists = stat(path, &info) == 0
+        switch code {
+        case ENOENT: return "no such socket (is ssvcd running? is --socket right?)"
+        case ECONNREFUSED where exists && info.st_mode & S_IFMT == S_IFSOCK:
+            return "nobody is listening there (ssvcd stopped without removing its socket?)"
+        case ECONNREFUSED, ENOTSOCK:
+            if exists && info.st_mode & S_IFMT == S_IFDIR { return "it is a directory, not a socket" }
+            if exists && info.st_mode & S_IFMT != S_IFSOCK { return "it is a file, not a socket" }
+            return String(cString: strerror(code))
+        case EACCES: return "permission denied (the socket or a folder above it is not open to this user)"
+        default: return String(cString: strerror(code))
         }
     }
 }

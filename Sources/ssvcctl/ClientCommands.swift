@@ -6,26 +6,41 @@ import SSVCCore
 import SSVCPosix
 
 /// Where the daemon listens; given before or after the subcommand.
-struct ClientOptions: ParsableArguments {
+struct SocketOption: ParsableArguments {
     @Option(help: ArgumentHelp("The daemon's socket.", valueName: "path"))
     var socket = "/run/ssvc/io.ssvc.Daemon"
 
-    @Option(help: ArgumentHelp("Give up when the daemon has not answered after this many seconds (not for watch).", valueName: "seconds"))
-    var timeout = 300
-
-    func validate() throws {
-        guard timeout > 0 else { throw ValidationError("--timeout must be positive") }
-    }
-
-    /// Replies may take as long as the daemon's fetches (`check`); `watch`
-    /// waits for ever.
-    func connect(waiting: Bool = false) throws -> VarlinkClient {
+    /// A connection that waits for ever for its replies (`watch`).
+    func connect(replyTimeout: Int? = nil) throws -> VarlinkClient {
         do {
-            return try VarlinkClient(path: socket, replyTimeout: waiting ? nil : timeout)
+            return try VarlinkClient(path: socket, replyTimeout: replyTimeout)
         } catch {
             StandardError.writeLine("ssvcctl: \(error)")
             throw ExitStatus.failure
         }
+    }
+}
+
+/// The socket and how long to wait for the answer.
+struct ClientOptions: ParsableArguments {
+    @OptionGroup var target: SocketOption
+
+    @Option(help: ArgumentHelp(
+        "Give up when the daemon has not answered after this many seconds (default: 10 for status, 300 for check, 60 for reload).",
+        valueName: "seconds"
+    ))
+    var timeout: Int?
+
+    var socket: String { target.socket }
+
+    func validate() throws {
+        if let timeout, timeout <= 0 { throw ValidationError("--timeout must be positive") }
+    }
+
+    /// `defaultTimeout` when --timeout is not given: `check` waits for the
+    /// daemon's fetches, `status` for a cached answer.
+    func connect(defaultTimeout: Int) throws -> VarlinkClient {
+        try target.connect(replyTimeout: timeout ?? defaultTimeout)
     }
 }
 
@@ -83,15 +98,23 @@ func show(_ apps: [AppStatus], json: Bool) throws -> Never {
     throw ExitStatus.code(for: apps)
 }
 
-/// What `status` and `check` take: the daemon, one app or all, the form.
+/// What `status` and `check` take: the daemon, the apps (all when none
+/// is named), the form.
 struct AppsOptions: ParsableArguments {
     @OptionGroup var client: ClientOptions
-    @Argument(help: "Only this app.") var app: String?
+    @Argument(help: "Only these apps.") var apps: [String] = []
     @Flag(help: "Print JSON.") var json = false
 
-    /// Calls `method` (GetStatus or Check), shows the apps, exits with their code.
-    func show(_ method: ControlMethod) throws -> Never {
-        try ssvcctl.show(try decodeApps(try request(try client.connect(), method, app: app)), json: json)
+    /// Calls `method` (GetStatus or Check) for each app named, or once for
+    /// all, shows the apps, exits with their code.
+    func show(_ method: ControlMethod, defaultTimeout: Int) throws -> Never {
+        let connection = try client.connect(defaultTimeout: defaultTimeout)
+        guard !apps.isEmpty else { try ssvcctl.show(try decodeApps(try request(connection, method)), json: json) }
+        var shown: [AppStatus] = []
+        for app in apps where !shown.contains(where: { $0.name == app }) {
+            shown += try decodeApps(try request(connection, method, app: app))
+        }
+        try ssvcctl.show(shown, json: json)
     }
 }
 
@@ -109,12 +132,13 @@ struct Status: ParsableCommand {
 
     func validate() throws {
         if nagios && options.json { throw ValidationError("--nagios and --json exclude each other") }
+        if nagios && options.apps.count > 1 { throw ValidationError("--nagios takes one app or all") }
     }
 
     func run() throws {
-        guard nagios else { try options.show(.getStatus) }
+        guard nagios else { try options.show(.getStatus, defaultTimeout: 10) }
         let result = Monitoring.plugin(
-            Monitoring.status(socket: options.client.socket, app: options.app, timeout: min(options.client.timeout, 10))
+            Monitoring.status(socket: options.client.socket, app: options.apps.first, timeout: min(options.client.timeout ?? 10, 10))
         )
         print(result.line)
         throw ExitCode(result.code)
@@ -126,7 +150,7 @@ struct Check: ParsableCommand {
 
     @OptionGroup var options: AppsOptions
 
-    func run() throws { try options.show(.check) }
+    func run() throws { try options.show(.check, defaultTimeout: 300) }
 }
 
 struct Reload: ParsableCommand {
@@ -141,7 +165,7 @@ struct Reload: ParsableCommand {
     var quiet = false
 
     func run() throws {
-        _ = try request(try client.connect(), .reload) { [quiet] error in
+        _ = try request(try client.connect(defaultTimeout: 60), .reload) { [quiet] error in
             quiet && error.remoteName == .invalidConfiguration
         }
         if !quiet { print("configuration reloaded") }
@@ -151,12 +175,12 @@ struct Reload: ParsableCommand {
 struct Watch: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Print events (checks, notices, reloads) as they happen.")
 
-    @OptionGroup var client: ClientOptions
+    @OptionGroup var client: SocketOption
     @Argument(help: "Only this app.") var app: String?
     @Flag(help: "Print one JSON object per line.") var json = false
 
     func run() throws {
-        let connection = try client.connect(waiting: true)
+        let connection = try client.connect()
         var reply = try request(connection, .watch, app: app, more: true)
         while true {
             guard let event = try? JSONDecoder().decode([String: ControlEvent].self, from: Data(reply))["event"] else {

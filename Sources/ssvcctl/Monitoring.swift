@@ -104,8 +104,11 @@ struct Motd: ParsableCommand {
     @Option(help: ArgumentHelp("The daemon's socket.", valueName: "path"))
     var socket = "/run/ssvc/io.ssvc.Daemon"
 
+    @Option(help: ArgumentHelp("Print nothing when the daemon has not answered after this many seconds, at most 5.", valueName: "seconds"))
+    var timeout = 1
+
     func run() {
-        guard case let .success(apps) = Monitoring.status(socket: socket, app: nil, timeout: 1) else { return }
+        guard case let .success(apps) = Monitoring.status(socket: socket, app: nil, timeout: min(max(timeout, 1), 5)) else { return }
         let text = Monitoring.banner(apps)
         if !text.isEmpty { print(text) }
     }

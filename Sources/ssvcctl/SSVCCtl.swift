@@ -1,4 +1,5 @@
 import ArgumentParser
+import SSVCCore
 
 /// `ssvcctl`: the client of `ssvcd`, and an offline evaluator of responses.
 @main
@@ -7,10 +8,12 @@ struct SSVCCtl: ParsableCommand {
         commandName: "ssvcctl",
         abstract: "Query and control ssvcd; test version-server responses offline.",
         discussion: """
-            Exit codes: 0 up to date (also ahead and unknown), 10 update available, \
-            11 update required (the worst over the apps shown), 12 no update but a check \
-            failing (status and check), 1 error, 64 usage.
+            --socket PATH (default /run/ssvc/io.ssvc.Daemon) and --timeout SECONDS may come \
+            before or after the subcommand. Exit codes: 0 up to date (also ahead and unknown), \
+            10 update available, 11 update required (the worst over the apps shown), 12 no update \
+            but a check failing (status and check), 1 error, 64 usage.
             """,
+        version: SSVCVersion.current,
         subcommands: [Status.self, Check.self, Watch.self, Reload.self, Evaluate.self, Motd.self]
     )
 
@@ -26,7 +29,8 @@ struct SSVCCtl: ParsableCommand {
         guard let command = arguments.firstIndex(where: { names.contains($0) }) else { return arguments }
         var leading = Array(arguments[..<command])
         var moved: [String] = []
-        let options = ["--socket", "--timeout"]
+        // Only what the subcommand takes: watch waits for ever, and has no --timeout.
+        let options = arguments[command] == "watch" ? ["--socket"] : ["--socket", "--timeout"]
         while let index = leading.firstIndex(where: { option in options.contains { option == $0 || option.hasPrefix($0 + "=") } }) {
             let takesValue = options.contains(leading[index]) && index + 1 < leading.count
             moved += leading[index...(takesValue ? index + 1 : index)]

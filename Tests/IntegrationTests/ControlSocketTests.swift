@@ -255,7 +255,12 @@ struct ControlProtocolTests {
         listen(listener, 4)
         let result = try Executable.run("ssvcctl", ["--socket", path, "--timeout", "1", "status"])
         #expect(result.status == 1)
-        #expect(result.standardError == "ssvcctl: the daemon did not answer in time\n")
+        #expect(result.standardError == "ssvcctl: the daemon at \(path) did not answer within 1 s (--timeout)\n")
+        // Without --timeout, status gives up after 10 s, not 300.
+        let started = Date()
+        let byDefault = try Executable.run("ssvcctl", ["--socket", path, "status"])
+        #expect(byDefault.standardError == "ssvcctl: the daemon at \(path) did not answer within 10 s (--timeout)\n")
+        #expect(Date().timeIntervalSince(started) < 20)
     }
 
     @Test("Watch delivers an event for a check another client asked for")

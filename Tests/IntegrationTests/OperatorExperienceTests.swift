@@ -1,4 +1,5 @@
 import Foundation
+import SSVCPosix
 import Testing
 
 /// What a new operator meets, from the README and the built executables.
@@ -123,6 +124,60 @@ struct FetchFailureWordsTests {
         let status = try Executable.run("ssvcctl", ["--socket", daemon.socketPath, "status", "--timeout", "5"])
         #expect(status.standardOutput.contains(phrase), "\(status.standardOutput)")
         #expect(daemon.lines(for: "f").last?.contains("SSVC_ERROR=\(phrase)") == true, "\(daemon.log)")
+        #expect(daemon.stop() == 0)
+    }
+}
+
+@Suite("ssvcctl as a new operator types it")
+struct ClientCommandLineTests {
+    func ssvcctl(_ arguments: [String]) throws -> CommandResult {
+        try Executable.run("ssvcctl", arguments)
+    }
+
+    @Test("--version, --socket in the top help, --timeout before motd, and no --timeout offered for watch")
+    func options() throws {
+        let version = try ssvcctl(["--version"])
+        #expect(version.status == 0 && version.standardOutput.split(separator: ".").count == 3, "\(version.standardOutput)\(version.standardError)")
+        let help = try ssvcctl(["--help"])
+        #expect(help.standardOutput.contains("--socket PATH") && help.standardOutput.contains("--timeout SECONDS"))
+        #expect(help.standardOutput.contains("12 no update but a check failing"))
+        let motd = try ssvcctl(["--timeout", "2", "motd", "--socket", "/nonexistent/s"])
+        #expect(motd.status == 0 && motd.standardOutput.isEmpty && motd.standardError.isEmpty, "\(motd.standardError)")
+        let watch = try ssvcctl(["help", "watch"])
+        #expect(!watch.standardOutput.contains("--timeout"), "\(watch.standardOutput)")
+    }
+
+    @Test("a socket path that is a folder, a file, a dead socket or missing says what is wrong", arguments: [
+        ("folder", "it is a directory, not a socket"),
+        ("file", "it is a file, not a socket"),
+        ("dead", "nobody is listening there (ssvcd stopped without removing its socket?)"),
+        ("missing", "no such socket (is ssvcd running? is --socket right?)"),
+    ])
+    func socketProblems(kind: String, expected: String) throws {
+        let folder = try TemporaryFolder()
+        let path = folder.url.appendingPathComponent(kind).path
+        switch kind {
+        case "folder": try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        case "file": _ = try folder.file(kind, "")
+        case "dead":
+            let listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+            _ = UnixSocket.bind(listener, to: path)
+            close(listener)
+        default: break
+        }
+        let result = try ssvcctl(["--socket", path, "status"])
+        #expect(result.status == 1)
+        #expect(result.standardError == "ssvcctl: cannot connect to \(path): \(expected)\n")
+    }
+
+    @Test("status and check take several apps; an unknown one is an error naming it")
+    func severalApps() throws {
+        let daemon = try controlDaemon()
+        let both = try ssvcctl(["--socket", daemon.socketPath, "status", "beta", "alpha", "--json"])
+        let apps = try #require(try JSONSerialization.jsonObject(with: Data(both.standardOutput.utf8)) as? [String: Any])["apps"] as? [[String: Any]]
+        #expect(apps?.compactMap { $0["name"] as? String } == ["beta", "alpha"])
+        let unknown = try ssvcctl(["--socket", daemon.socketPath, "status", "alpha", "gamma"])
+        #expect(unknown.status == 1 && unknown.standardError == "ssvcctl: no such app: gamma\n")
         #expect(daemon.stop() == 0)
     }
 }
