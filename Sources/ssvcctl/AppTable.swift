@@ -6,7 +6,8 @@ enum AppTable {
     static func render(_ apps: [AppStatus]) -> String {
         guard !apps.isEmpty else { return "no apps configured" }
         let apps = apps.map(\.shownToPeople)
-        let header = ["APP", "STATUS", "CURRENT → LATEST", "LAST CHECK", "NEXT CHECK"]
+        // ASCII only: the table reads the same under LC_ALL=C.
+        let header = ["APP", "STATUS", "CURRENT -> LATEST", "LAST CHECK", "NEXT CHECK"]
         var rows = [header]
         var notes: [String] = []
         for app in apps {
@@ -14,8 +15,8 @@ enum AppTable {
                 app.name,
                 app.status.rawValue + (app.stale ? " (stale)" : ""),
                 versions(app),
-                app.lastCheck ?? "never",
-                (app.nextCheck.map { "\($0) " } ?? "") + "(\(app.nextCheckReason.rawValue))",
+                app.lastCheck.map { TimeText.shown($0) } ?? "never",
+                (app.nextCheck.map { "\(TimeText.shown($0)) " } ?? "") + "[\(app.nextCheckReason.rawValue)]",
             ])
             if let error = app.lastError, app.consecutiveFailures > 0 {
                 notes.append("\(app.name): \(app.consecutiveFailures) failed check(s): \(error)")
@@ -23,7 +24,7 @@ enum AppTable {
             if let note = app.note { notes.append("\(app.name): \(note)") }
             if let proxy = app.proxy { notes.append("\(app.name): through proxy \(proxy)") }
             if let key = app.signatureKeyId {
-                notes.append("\(app.name): signed by key \(key)" + (app.signedAt.map { " at \($0)" } ?? ""))
+                notes.append("\(app.name): signed by key \(key)" + (app.signedAt.map { " at \(TimeText.local($0))" } ?? ""))
             }
         }
         let widths = header.indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
@@ -38,7 +39,7 @@ enum AppTable {
     static func versions(_ app: AppStatus) -> String {
         let current = app.currentVersion ?? "?"
         let latest = app.latestVersion ?? app.latestVersionNumber.map(String.init)
-        return latest.map { "\(current) → \($0)" } ?? current
+        return latest.map { "\(current) -> \($0)" } ?? current
     }
 
     static func describe(_ event: ControlEvent) -> String {
@@ -47,14 +48,14 @@ enum AppTable {
         event.message = event.message?.shownToPeople
         switch event.kind {
         case .reload:
-            return "\(event.at) reload"
+            return "\(TimeText.local(event.at)) reload"
         case .notice:
             let text = [event.message?.title, event.message?.message].compactMap { $0 }.joined(separator: ": ")
-            return "\(event.at) notice \(event.app?.name ?? "?"): \(text)"
+            return "\(TimeText.local(event.at)) notice \(event.app?.name ?? "?"): \(text)"
         case .check:
-            guard let app = event.app else { return "\(event.at) check" }
+            guard let app = event.app else { return "\(TimeText.local(event.at)) check" }
             let failure = app.consecutiveFailures > 0 ? " (failed: \(app.lastError ?? "?"))" : ""
-            return "\(event.at) check \(app.name) \(app.status.rawValue) \(versions(app))\(failure)"
+            return "\(TimeText.local(event.at)) check \(app.name) \(app.status.rawValue) \(versions(app))\(failure)"
         }
     }
 }

@@ -86,7 +86,7 @@ enum Monitoring {
         }
         guard !lines.isEmpty else { return "" }
         let shown = lines.prefix(bannerLimit)
-        let more = lines.count > bannerLimit ? ["  … and \(lines.count - bannerLimit) more"] : []
+        let more = lines.count > bannerLimit ? ["  ... and \(lines.count - bannerLimit) more"] : []
         return (["ssvc: version checks that need attention (ssvcctl status for details):"] + shown + more).joined(separator: "\n")
     }
 }

@@ -287,7 +287,7 @@ struct OperatorsDay {
         let metrics = try sh("setpriv --reuid=nobody --regid=nogroup --clear-groups cat /var/lib/prometheus/node-exporter/ssvc.prom")
         #expect(metrics.standardOutput.contains(#"ssvc_update_available{app="billing"} 1"#), "\(metrics.standardOutput) \(metrics.standardError)")
         let banner = try output("/etc/update-motd.d/85-ssvc")
-        #expect(banner.contains("billing: update available: 1.0 → 1.1"), "\(banner)")
+        #expect(banner.contains("billing: update available: 1.0 -> 1.1"), "\(banner)")
         let nagios = try sh("ssvcctl status --nagios billing")
         #expect(nagios.status == 1 && nagios.standardOutput.hasPrefix("SSVC WARNING - update available: billing"), "\(nagios.standardOutput)")
 

@@ -180,4 +180,20 @@ struct ClientCommandLineTests {
         #expect(unknown.status == 1 && unknown.standardError == "ssvcctl: no such app: gamma\n")
         #expect(daemon.stop() == 0)
     }
+
+    @Test("tables show local time and how far from now; only ASCII under LC_ALL=C; --json keeps RFC 3339 UTC")
+    func times() throws {
+        let daemon = try controlDaemon()
+        var environment = ProcessInfo.processInfo.environment
+        environment["LC_ALL"] = "C"
+        environment["TZ"] = "Asia/Tokyo"
+        let status = try Executable.run("ssvcctl", ["--socket", daemon.socketPath, "status"], environment: environment)
+        #expect(status.standardOutput.unicodeScalars.allSatisfy { $0.isASCII }, "\(status.standardOutput)")
+        #expect(status.standardOutput.contains(" JST (now)") || status.standardOutput.contains(" min ago)"), "\(status.standardOutput)")
+        #expect(status.standardOutput.contains(" JST (in "), "the next check, in local time: \(status.standardOutput)")
+        let json = try Executable.run("ssvcctl", ["--socket", daemon.socketPath, "status", "--json"], environment: environment)
+        #expect(json.standardOutput.contains("Z\""), "\(json.standardOutput)")
+        #expect(!json.standardOutput.contains("JST"))
+        #expect(daemon.stop() == 0)
+    }
 }

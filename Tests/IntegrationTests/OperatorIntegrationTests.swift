@@ -128,8 +128,8 @@ struct OperatorIntegrationTests {
         #expect(banner.status == 0)
         #expect(banner.standardOutput == """
             ssvc: version checks that need attention (ssvcctl status for details):
-              required: update required: 1.0 → 2.0
-              available: update available: 1.0 → 1.1
+              required: update required: 1.0 -> 2.0
+              available: update available: 1.0 -> 1.1
 
             """, "\(banner.standardOutput)")
 
@@ -151,13 +151,13 @@ struct OperatorIntegrationTests {
 
         let ok = try ssvcctl(daemon, ["status", "--nagios", "fine"]).result
         #expect(ok.status == 0)
-        #expect(ok.standardOutput == "SSVC OK - fine up-to-date (1.0 → 1.0) | 'apps'=1;;;0; 'update_available'=0;;;0; 'update_required'=0;;;0; 'stale'=0;;;0; 'failing'=0;;;0;\n")
+        #expect(ok.standardOutput == "SSVC OK - fine up-to-date (1.0 -> 1.0) | 'apps'=1;;;0; 'update_available'=0;;;0; 'update_required'=0;;;0; 'stale'=0;;;0; 'failing'=0;;;0;\n")
         let warning = try ssvcctl(daemon, ["status", "--nagios", "available"]).result
         #expect(warning.status == 1)
-        #expect(warning.standardOutput.hasPrefix("SSVC WARNING - update available: available (1.0 → 1.1) | 'apps'=1;;;0; 'update_available'=1;;;0;"))
+        #expect(warning.standardOutput.hasPrefix("SSVC WARNING - update available: available (1.0 -> 1.1) | 'apps'=1;;;0; 'update_available'=1;;;0;"))
         let critical = try ssvcctl(daemon, ["status", "--nagios"]).result
         #expect(critical.status == 2)
-        #expect(critical.standardOutput.hasPrefix("SSVC CRITICAL - update required: required (1.0 → 2.0) | 'apps'=4;;;0; 'update_available'=1;;;0; 'update_required'=1;;;0;"), "\(critical.standardOutput)")
+        #expect(critical.standardOutput.hasPrefix("SSVC CRITICAL - update required: required (1.0 -> 2.0) | 'apps'=4;;;0; 'update_available'=1;;;0; 'update_required'=1;;;0;"), "\(critical.standardOutput)")
         let missing = try ssvcctl(daemon, ["status", "--nagios", "nope"]).result
         #expect(missing.status == 3)
         #expect(missing.standardOutput == "SSVC UNKNOWN - no such app: nope\n")

@@ -22,7 +22,7 @@ struct DisplayTextTests {
         let hostile = (0...0x3000).compactMap(Unicode.Scalar.init).map(String.init).joined()
         let shown = DisplayText.escaped(hostile, limit: .max)
         #expect(!shown.unicodeScalars.contains(where: DisplayText.isControl))
-        #expect(DisplayText.escaped(String(repeating: "a", count: 600)) == String(repeating: "a", count: 512) + "…")
+        #expect(DisplayText.escaped(String(repeating: "a", count: 600)) == String(repeating: "a", count: 512) + "...")
     }
 
     @Test("version strings: at most 256 bytes, no control or bidirectional character")

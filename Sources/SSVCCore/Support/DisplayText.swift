@@ -27,13 +27,14 @@ public enum DisplayText {
 
     /// `text` with every control character and backslash written as an
     /// escape (`\x1b`, `\n`, `\u{202E}`, `\\`), and, past `limit`
-    /// characters, cut with "…". Text without them comes back as it is.
+    /// characters, cut with "..." (ASCII, for any terminal). Text without
+    /// them comes back as it is.
     public static func escaped(_ text: String, limit: Int = maximumShownCharacters) -> String {
         var result = ""
         var count = 0
         for scalar in text.unicodeScalars {
             guard count < limit else {
-                result += "…"
+                result += "..."
                 break
             }
             count += 1
