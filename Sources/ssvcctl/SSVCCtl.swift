@@ -11,14 +11,21 @@ struct SSVCCtl: ParsableCommand {
             --socket PATH (default /run/ssvc/io.ssvc.Daemon) and --timeout SECONDS may come \
             before or after the subcommand. Exit codes: 0 up to date (also ahead and unknown), \
             10 update available, 11 update required (the worst over the apps shown), 12 no update \
-            but a check failing (status and check), 1 error, 64 usage.
+            but a check failing (status and check), 1 error, 64 usage. \
+            ssvcctl --version prints the version.
             """,
-        version: SSVCVersion.current,
         subcommands: [Status.self, Check.self, Watch.self, Reload.self, Evaluate.self, Motd.self]
     )
 
     static func main() {
-        main(hoistingClientOptions(Array(CommandLine.arguments.dropFirst())))
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        // By hand, not as the configuration's version: argument-parser
+        // would then take evaluate's own --version KEY for it.
+        if arguments == ["--version"] {
+            print(SSVCVersion.current)
+            return
+        }
+        main(hoistingClientOptions(arguments))
     }
 
     /// `ssvcctl --socket PATH status` is the documented form; the parser

@@ -140,6 +140,7 @@ struct ClientCommandLineTests {
         #expect(version.status == 0 && version.standardOutput.split(separator: ".").count == 3, "\(version.standardOutput)\(version.standardError)")
         let help = try ssvcctl(["--help"])
         #expect(help.standardOutput.contains("--socket PATH") && help.standardOutput.contains("--timeout SECONDS"))
+        #expect(help.standardOutput.contains("ssvcctl --version prints the version"))
         #expect(help.standardOutput.contains("12 no update but a check failing"))
         let motd = try ssvcctl(["--timeout", "2", "motd", "--socket", "/nonexistent/s"])
         #expect(motd.status == 0 && motd.standardOutput.isEmpty && motd.standardError.isEmpty, "\(motd.standardError)")

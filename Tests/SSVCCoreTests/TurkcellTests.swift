@@ -262,6 +262,29 @@ struct TurkcellMessageTests {
         #expect(due == [MessageNotice(key: "id:m1", description: UpdateDescription(message: "Try it", title: "Offer", targetUrl: "https://w"))])
     }
 
+    @Test("a document's messages past the first hundred are not read, and the decision says so")
+    func messageCap() throws {
+        let entries = (0..<150).map { #"{"id":"m\#($0)","descriptions":{"*":"Offer"}}"# }.joined(separator: ",")
+        let body = Array(#"{"packageName":"com.example.app","messages":[\#(entries)]}"#.utf8)
+        let configuration = try TurkcellConfiguration(parsing: body)
+        #expect(configuration.messages.count == 100 && configuration.ignoredMessages == 50)
+        let evaluation = try ResponseFormat.turkcell.evaluate(body, context: TurkcellFixture.context(now: start))
+        #expect(evaluation.messages.count == 100)
+        #expect(evaluation.decision.notes.contains("50 messages past the first 100 not read"))
+        #expect(evaluation.messageKeys?.count == 100)
+    }
+
+    @Test("the display records of messages a document no longer lists are dropped; the others are kept")
+    func recordsPruned() throws {
+        var state = AppState()
+        state.messages = ["id:gone": MessageDisplayRecord(count: 2), "id:kept": MessageDisplayRecord(count: 1)]
+        let body = Array(#"{"packageName":"com.example.app","messages":[{"id":"kept","descriptions":{"*":"Offer"},"maxDisplayCount":1}]}"#.utf8)
+        let evaluation = try ResponseFormat.turkcell.evaluate(body, context: TurkcellFixture.context(now: start, records: state.messages))
+        let after = state.recording(.success(evaluation, body: "", etag: nil, fetched: true), running: nil, at: start)
+        #expect(Set(after.messages.keys) == ["id:kept"])
+        #expect(after.messages["id:kept"]?.count == 1, "not due (count reached): kept as it was")
+    }
+
     @Test("one id listed twice is one message, shown once; a record at its largest count stays there")
     func duplicateIDs() throws {
         let twice = try configuration(#"{"id":"m","descriptions":{"*":"A"},"maxDisplayCount":18446744073709551615},{"id":"m","descriptions":{"*":"B"},"maxDisplayCount":18446744073709551615}"#.replacingOccurrences(of: "},{", with: "},{"))
