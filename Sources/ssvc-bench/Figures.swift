@@ -159,6 +159,48 @@ struct DaemonFigures {
         daemon.stop()
     }
 
+    /// Six local clients that send GetStatus calls as fast as the daemon
+    /// takes them and never read a reply: what it costs the daemon, and
+    /// another client's GetStatus meanwhile.
+    func neverReadingClients(seconds: Double = 6) throws(BenchError) {
+        let daemon = try DaemonUnderTest(ssvcd: ssvcd, apps: 2, url: server.url)
+        try daemon.waitForFirstChecks()
+        let message = VarlinkClient.message(.getStatus)
+        let block = Array([[UInt8]](repeating: message, count: 1_000).joined())
+        var hogs: [Int32] = []
+        defer { hogs.forEach { close($0) } }
+        for _ in 0..<6 {
+            guard let descriptor = try? UnixSocket.connected(to: daemon.socketPath) else { throw BenchError("cannot connect to \(daemon.socketPath)") }
+            _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
+            hogs.append(descriptor)
+        }
+        let probe = try daemon.connect()
+        let before = daemon.memory()
+        var taken = 0
+        var latencies: [Double] = []
+        let end = MonotonicClock.seconds() + seconds
+        while MonotonicClock.seconds() < end {
+            for descriptor in hogs {
+                let count = block.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT)) }
+                if count > 0 { taken += count }
+            }
+            let start = MonotonicClock.seconds()
+            try probe.roundTrip(message)
+            latencies.append((MonotonicClock.seconds() - start) * 1e3)
+        }
+        let after = daemon.memory()
+        latencies.sort()
+        report(
+            "six clients that never read",
+            "RSS \(String(mebibytes: before.rss)) → \(String(mebibytes: after.rss)) MiB, \(taken / 1_024) KiB of calls read; another client's GetStatus "
+                + "p50 \(String(format1: latencies[latencies.count / 2] * 1_000)) µs, p99 \(String(format1: latencies[latencies.count * 99 / 100] * 1_000)) µs, "
+                + "max \(String(format1: latencies.last ?? 0)) ms over \(latencies.count) calls",
+            target: "flat memory, others under 10 ms",
+            method: "6 non-blocking connections sending 1,000 pipelined GetStatus calls whenever the socket takes them, for \(Int(seconds)) s, 2 apps, release build"
+        )
+        daemon.stop()
+    }
+
     /// The daemon's CPU for 1,000 checks against `curl -s URL | jq .`.
     func checkCost(checks: Int = 1_000) throws(BenchError) {
         let daemon = try DaemonUnderTest(ssvcd: ssvcd, apps: 1, url: server.url, minimumInterval: 0)
