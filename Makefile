@@ -4,11 +4,11 @@
 SWIFT      ?= swift
 BUILD_DIR  := .build/debug
 RUN_DIR    := $(CURDIR)/run
-APT_NEEDS  := libsystemd-dev libsodium-dev pkg-config
+APT_NEEDS  := libsystemd-dev libsodium-dev pkg-config scdoc
 # What the tests run besides the build: command → the Debian package that has it.
 TEST_NEEDS := openssl:openssl /usr/bin/python3:python3 /lib/systemd/systemd-journald:systemd journalctl:systemd \
   systemd-nspawn:systemd-container debootstrap:debootstrap nsenter:util-linux tinyproxy:tinyproxy \
-  minisign:minisign prometheus-node-exporter:prometheus-node-exporter
+  minisign:minisign prometheus-node-exporter:prometheus-node-exporter mandoc:mandoc
 # The booted-system suite's Debian trees (debootstrap), kept between runs.
 SSVC_TREES ?= /var/tmp/ssvc-trees
 # What the benchmark compares ssvcd with.
@@ -41,7 +41,7 @@ DEB_FILE      ?= $(CURDIR)/.build/ssvc_$(VERSION)_$(ARCH).deb
 # dpkg-deb's compressor: xz for a release; the tests use none.
 DEB_COMPRESS  ?= xz
 
-.PHONY: all deps test-deps build binaries install deb bench test-build test test-systemd run clean
+.PHONY: all deps test-deps build binaries man install deb bench test-build test test-systemd run clean
 
 # Installs the Debian packages in $(1) with apt-get, as root or through sudo.
 define apt_install
@@ -91,7 +91,7 @@ TEST_RUN := SSVC_BIN_DIR=$(CURDIR)/$(BUILD_DIR) SSVC_DEB=$(DEB_FILE) SSVC_TREES=
 # dependency that starts needing Foundation fails here, not on a user's build.
 STRICT_FLAGS := -Xswiftc -warnings-as-errors --explicit-target-dependency-import-check error
 
-test-build: test-deps
+test-build: test-deps man
 	$(SWIFT) build --build-tests $(STRICT_FLAGS)
 	$(MAKE) --no-print-directory deb
 
@@ -119,9 +119,19 @@ run: build
 binaries: deps
 	$(SWIFT) build -c $(CONFIGURATION) $(if $(filter release,$(CONFIGURATION)),$(RELEASE_FLAGS))
 
+# The manual pages, from docs/man/*.scd (scdoc; tidy.awk drops the empty
+# paragraphs mandoc -T lint warns of), into $(MAN_DIR).
+MAN_DIR   := .build/man
+MAN_PAGES := ssvcd.8 ssvcctl.1 ssvcd.toml.5
+man: deps
+	@mkdir -p $(MAN_DIR)
+	@for page in $(MAN_PAGES); do \
+	  scdoc < docs/man/$$page.scd | awk -f docs/man/tidy.awk > $(MAN_DIR)/$$page || exit 1; \
+	done
+
 # Binaries, units, catalog, configuration and documentation where a Debian
 # system expects them, under $(DESTDIR).
-install: $(if $(NO_BUILD),,binaries)
+install: man $(if $(NO_BUILD),,binaries)
 	install -D -m 755 $(BIN_DIR)/ssvcd $(DESTDIR)$(PREFIX)/bin/ssvcd
 	install -D -m 755 $(BIN_DIR)/ssvcctl $(DESTDIR)$(PREFIX)/bin/ssvcctl
 	install -d -m 755 $(DESTDIR)$(UNIT_DIR)
@@ -135,6 +145,12 @@ install: $(if $(NO_BUILD),,binaries)
 	install -D -m 755 packaging/update-motd.d/85-ssvc $(DESTDIR)/etc/update-motd.d/85-ssvc
 	install -D -m 644 etc/apps.d/example.toml $(DESTDIR)$(DOC_DIR)/examples/apps.d/example.toml
 	install -D -m 644 README.md $(DESTDIR)$(DOC_DIR)/README.md
+	for page in $(MAN_PAGES); do \
+	  section=$${page##*.}; \
+	  install -d -m 755 $(DESTDIR)$(PREFIX)/share/man/man$$section; \
+	  gzip -9n < $(MAN_DIR)/$$page > $(DESTDIR)$(PREFIX)/share/man/man$$section/$$page.gz; \
+	  chmod 644 $(DESTDIR)$(PREFIX)/share/man/man$$section/$$page.gz; \
+	done
 
 # An installable Debian package of the same files (release binaries by
 # default; NO_BUILD=1 BIN_DIR=… packages binaries as they are).

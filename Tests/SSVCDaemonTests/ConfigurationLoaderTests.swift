@@ -311,3 +311,34 @@ struct ShippedExampleTests {
         #expect(configuration.apps.first?.versionScheme == .debian)
     }
 }
+
+@Suite("ssvcd.toml(5) describes every key the loader accepts")
+struct ManualPageKeyTests {
+    static let page: String = {
+        let tests = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        return (try? String(contentsOf: tests.appendingPathComponent("docs/man/ssvcd.toml.5.scd"), encoding: .utf8)) ?? ""
+    }()
+
+    /// The part of the page between two headings.
+    static func section(_ heading: String, until next: String) -> Substring {
+        guard let start = page.firstRange(of: "# \(heading)") else { return "" }
+        let rest = page[start.upperBound...]
+        return rest[..<(rest.firstRange(of: "# \(next)")?.lowerBound ?? rest.endIndex)]
+    }
+
+    @Test("each [daemon] key has an entry under [daemon] KEYS")
+    func daemonKeys() {
+        let section = Self.section("[daemon] KEYS", until: "APP KEYS")
+        for key in ConfigurationLoader.daemonKeys {
+            #expect(section.contains("*\(key)* ="), "ssvcd.toml(5) does not describe [daemon] \(key)")
+        }
+    }
+
+    @Test("each app key has an entry under APP KEYS")
+    func appKeys() {
+        let section = Self.section("APP KEYS", until: "HOOKS")
+        for key in ConfigurationLoader.appKeys {
+            #expect(section.contains("*\(key)* ="), "ssvcd.toml(5) does not describe the app key \(key)")
+        }
+    }
+}

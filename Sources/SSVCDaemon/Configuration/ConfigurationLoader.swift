@@ -136,12 +136,7 @@ public enum ConfigurationLoader {
         _ root: TOMLTable, file: String, environment: [String: String], socketOverride: String? = nil
     ) throws(ConfigurationError) -> DaemonSettings {
         let table = try TableReader(root, file: file, key: nil).table("daemon") ?? TableReader(TOMLTable(), file: file, key: "daemon")
-        try table.rejectUnknown([
-            "state-dir", "socket", "apps-dir", "language", "country", "control-group", "timeout-seconds",
-            "max-response-bytes", "ca-file", "min-interval-seconds", "first-check-window-seconds", "catch-up-window-seconds",
-            "idle-timeout-seconds", "proxy", "no-proxy", "client-certificate", "client-key", "client-key-credential",
-            "metrics-file", "hooks-dir",
-        ])
+        try table.rejectUnknown(daemonKeys)
         let locale = LocaleSettings.fromEnvironment(environment)
         let stateDefault = environment["STATE_DIRECTORY"].flatMap { $0.split(separator: ":").first.map(String.init) } ?? "/var/lib/ssvc"
         let caFile = try table.path("ca-file")
@@ -251,6 +246,15 @@ public enum ConfigurationLoader {
         }
     }
 
+    /// The `[daemon]` keys; ssvcd.toml(5) describes each (a test holds it to that).
+    static let daemonKeys = [
+        "state-dir", "socket", "apps-dir", "language", "country", "control-group", "timeout-seconds",
+        "max-response-bytes", "ca-file", "min-interval-seconds", "first-check-window-seconds", "catch-up-window-seconds",
+        "idle-timeout-seconds", "proxy", "no-proxy", "client-certificate", "client-key", "client-key-credential",
+        "metrics-file", "hooks-dir",
+    ]
+
+    /// The app keys; ssvcd.toml(5) describes each (a test holds it to that).
     static let appKeys = [
         "name", "url", "format", "schedule", "version", "version-file", "version-command", "version-number",
         "version-scheme", "app-id", "language", "country", "properties", "query", "min-release-age-days",
