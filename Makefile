@@ -145,6 +145,13 @@ install: man $(if $(NO_BUILD),,binaries)
 	install -D -m 755 packaging/update-motd.d/85-ssvc $(DESTDIR)/etc/update-motd.d/85-ssvc
 	install -D -m 644 etc/apps.d/example.toml $(DESTDIR)$(DOC_DIR)/examples/apps.d/example.toml
 	install -D -m 644 README.md $(DESTDIR)$(DOC_DIR)/README.md
+	install -d -m 755 $(DESTDIR)$(PREFIX)/share/bash-completion/completions $(DESTDIR)$(PREFIX)/share/zsh/vendor-completions \
+	  $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
+	$(BIN_DIR)/ssvcctl --generate-completion-script bash > $(DESTDIR)$(PREFIX)/share/bash-completion/completions/ssvcctl
+	$(BIN_DIR)/ssvcctl --generate-completion-script zsh > $(DESTDIR)$(PREFIX)/share/zsh/vendor-completions/_ssvcctl
+	$(BIN_DIR)/ssvcctl --generate-completion-script fish > $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/ssvcctl.fish
+	chmod 644 $(DESTDIR)$(PREFIX)/share/bash-completion/completions/ssvcctl $(DESTDIR)$(PREFIX)/share/zsh/vendor-completions/_ssvcctl \
+	  $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/ssvcctl.fish
 	for page in $(MAN_PAGES); do \
 	  section=$${page##*.}; \
 	  install -d -m 755 $(DESTDIR)$(PREFIX)/share/man/man$$section; \

@@ -102,7 +102,7 @@ func show(_ apps: [AppStatus], json: Bool) throws -> Never {
 /// is named), the form.
 struct AppsOptions: ParsableArguments {
     @OptionGroup var client: ClientOptions
-    @Argument(help: "Only these apps.") var apps: [String] = []
+    @Argument(help: "Only these apps.", completion: .custom { AppNames.complete($0, $1, $2) }) var apps: [String] = []
     @Flag(help: "Print JSON.") var json = false
 
     /// Calls `method` (GetStatus or Check) for each app named, or once for
@@ -176,7 +176,7 @@ struct Watch: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Print events (checks, notices, reloads) as they happen.")
 
     @OptionGroup var client: SocketOption
-    @Argument(help: "Only this app.") var app: String?
+    @Argument(help: "Only this app.", completion: .custom { AppNames.complete($0, $1, $2) }) var app: String?
     @Flag(help: "Print one JSON object per line.") var json = false
 
     func run() throws {
