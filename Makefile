@@ -8,7 +8,7 @@ APT_NEEDS  := libsystemd-dev libsodium-dev pkg-config scdoc
 # What the tests run besides the build: command → the Debian package that has it.
 TEST_NEEDS := openssl:openssl /usr/bin/python3:python3 /lib/systemd/systemd-journald:systemd journalctl:systemd \
   systemd-nspawn:systemd-container debootstrap:debootstrap nsenter:util-linux tinyproxy:tinyproxy \
-  minisign:minisign prometheus-node-exporter:prometheus-node-exporter mandoc:mandoc
+  minisign:minisign prometheus-node-exporter:prometheus-node-exporter mandoc:mandoc lintian:lintian
 # The booted-system suite's Debian trees (debootstrap), kept between runs.
 SSVC_TREES ?= /var/tmp/ssvc-trees
 # What the benchmark compares ssvcd with.
@@ -145,9 +145,13 @@ install: man $(if $(NO_BUILD),,binaries)
 	install -D -m 755 packaging/update-motd.d/85-ssvc $(DESTDIR)/etc/update-motd.d/85-ssvc
 	install -D -m 644 etc/apps.d/example.toml $(DESTDIR)$(DOC_DIR)/examples/apps.d/example.toml
 	install -D -m 644 README.md $(DESTDIR)$(DOC_DIR)/README.md
+	install -D -m 644 packaging/deb/copyright $(DESTDIR)$(DOC_DIR)/copyright
+	gzip -9n < packaging/deb/changelog > $(DESTDIR)$(DOC_DIR)/changelog.gz
+	chmod 644 $(DESTDIR)$(DOC_DIR)/changelog.gz
+	install -D -m 644 packaging/deb/lintian-overrides $(DESTDIR)$(PREFIX)/share/lintian/overrides/ssvc
 	install -d -m 755 $(DESTDIR)$(PREFIX)/share/bash-completion/completions $(DESTDIR)$(PREFIX)/share/zsh/vendor-completions \
 	  $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
-	$(BIN_DIR)/ssvcctl --generate-completion-script bash > $(DESTDIR)$(PREFIX)/share/bash-completion/completions/ssvcctl
+	$(BIN_DIR)/ssvcctl --generate-completion-script bash | sed '1{/^#!/d}' > $(DESTDIR)$(PREFIX)/share/bash-completion/completions/ssvcctl
 	$(BIN_DIR)/ssvcctl --generate-completion-script zsh > $(DESTDIR)$(PREFIX)/share/zsh/vendor-completions/_ssvcctl
 	$(BIN_DIR)/ssvcctl --generate-completion-script fish > $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/ssvcctl.fish
 	chmod 644 $(DESTDIR)$(PREFIX)/share/bash-completion/completions/ssvcctl $(DESTDIR)$(PREFIX)/share/zsh/vendor-completions/_ssvcctl \
