@@ -145,6 +145,8 @@ install: man $(if $(NO_BUILD),,binaries)
 	install -D -m 755 packaging/update-motd.d/85-ssvc $(DESTDIR)/etc/update-motd.d/85-ssvc
 	install -D -m 644 etc/apps.d/example.toml $(DESTDIR)$(DOC_DIR)/examples/apps.d/example.toml
 	install -D -m 644 README.md $(DESTDIR)$(DOC_DIR)/README.md
+	install -d -m 755 $(DESTDIR)$(DOC_DIR)/docs
+	install -m 644 docs/*.md $(DESTDIR)$(DOC_DIR)/docs/
 	install -D -m 644 packaging/deb/copyright $(DESTDIR)$(DOC_DIR)/copyright
 	gzip -9n < packaging/deb/changelog > $(DESTDIR)$(DOC_DIR)/changelog.gz
 	chmod 644 $(DESTDIR)$(DOC_DIR)/changelog.gz

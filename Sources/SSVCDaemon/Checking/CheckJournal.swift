@@ -2,7 +2,7 @@ import Logging
 import SSVCCore
 
 /// Each check's result and each message shown, as journal entries with the
-/// `SSVC_` fields and the catalog's MESSAGE_IDs (README, "Journal fields").
+/// `SSVC_` fields and the catalog's MESSAGE_IDs (docs/operations.md, "The journal").
 struct CheckJournal: Sendable {
     let logger: Logger
 
