@@ -30,7 +30,8 @@ DESTDIR       ?=
 CONFIGURATION ?= release
 # Where the binaries to install are; NO_BUILD=1 installs them as they are.
 BIN_DIR       ?= .build/$(CONFIGURATION)
-UNIT_DIR      ?= /lib/systemd/system
+# Units and catalog under one prefix, /usr (merged /usr: /lib is /usr/lib).
+UNIT_DIR      ?= /usr/lib/systemd/system
 CATALOG_DIR   ?= $(PREFIX)/lib/systemd/catalog
 DOC_DIR       ?= $(PREFIX)/share/doc/ssvc
 
@@ -144,9 +145,10 @@ install: man $(if $(NO_BUILD),,binaries)
 	install -d -m 755 $(DESTDIR)/etc/ssvc/hooks.d
 	install -D -m 755 packaging/update-motd.d/85-ssvc $(DESTDIR)/etc/update-motd.d/85-ssvc
 	install -D -m 644 etc/apps.d/example.toml $(DESTDIR)$(DOC_DIR)/examples/apps.d/example.toml
-	install -D -m 644 README.md $(DESTDIR)$(DOC_DIR)/README.md
 	install -d -m 755 $(DESTDIR)$(DOC_DIR)/docs
-	install -m 644 docs/*.md $(DESTDIR)$(DOC_DIR)/docs/
+	gzip -9n < README.md > $(DESTDIR)$(DOC_DIR)/README.md.gz
+	for doc in docs/*.md; do gzip -9n < $$doc > $(DESTDIR)$(DOC_DIR)/$$doc.gz; done
+	chmod 644 $(DESTDIR)$(DOC_DIR)/README.md.gz $(DESTDIR)$(DOC_DIR)/docs/*.md.gz
 	install -D -m 644 packaging/deb/copyright $(DESTDIR)$(DOC_DIR)/copyright
 	gzip -9n < packaging/deb/changelog > $(DESTDIR)$(DOC_DIR)/changelog.gz
 	chmod 644 $(DESTDIR)$(DOC_DIR)/changelog.gz

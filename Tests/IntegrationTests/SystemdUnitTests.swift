@@ -24,15 +24,15 @@ struct SystemdUnitTests {
     func layout() throws {
         let root = try install()
         for path in [
-            "usr/bin/ssvcd", "usr/bin/ssvcctl", "lib/systemd/system/ssvcd.service", "lib/systemd/system/ssvcd.socket",
-            "usr/lib/systemd/catalog/ssvcd.catalog", "etc/ssvc/ssvcd.toml", "usr/share/doc/ssvc/README.md",
+            "usr/bin/ssvcd", "usr/bin/ssvcctl", "usr/lib/systemd/system/ssvcd.service", "usr/lib/systemd/system/ssvcd.socket",
+            "usr/lib/systemd/catalog/ssvcd.catalog", "etc/ssvc/ssvcd.toml", "usr/share/doc/ssvc/README.md.gz",
             "usr/share/doc/ssvc/examples/apps.d/example.toml",
         ] {
             #expect(FileManager.default.fileExists(atPath: root.url.appendingPathComponent(path).path), "\(path) missing")
         }
         #expect(FileManager.default.isExecutableFile(atPath: root.url.appendingPathComponent("usr/bin/ssvcd").path))
         let local = try install(prefix: "/usr/local")
-        let unit = try String(contentsOf: local.url.appendingPathComponent("lib/systemd/system/ssvcd.service"), encoding: .utf8)
+        let unit = try String(contentsOf: local.url.appendingPathComponent("usr/lib/systemd/system/ssvcd.service"), encoding: .utf8)
         #expect(unit.contains("ExecStart=/usr/local/bin/ssvcd\n"))
         #expect(unit.contains("ExecReload=/usr/local/bin/ssvcctl reload --quiet\n"))
         #expect(FileManager.default.fileExists(atPath: local.url.appendingPathComponent("usr/local/bin/ssvcctl").path))
@@ -41,7 +41,7 @@ struct SystemdUnitTests {
     /// A root systemd can judge the units in: its targets and slices.
     func systemdRoot() throws -> TemporaryFolder {
         let root = try install()
-        let units = root.url.appendingPathComponent("lib/systemd/system").path
+        let units = root.url.appendingPathComponent("usr/lib/systemd/system").path
         let copy = try Executable.shell("cp /lib/systemd/system/*.target /lib/systemd/system/*.slice '\(units)/'")
         try #require(copy.status == 0, "\(copy.standardError)")
         return root
@@ -51,7 +51,7 @@ struct SystemdUnitTests {
     func verify() throws {
         let root = try systemdRoot()
         let result = try Executable.run("/usr/bin/systemd-analyze", [
-            "verify", "--man=no", "--root=\(root.url.path)", "/lib/systemd/system/ssvcd.service", "/lib/systemd/system/ssvcd.socket",
+            "verify", "--man=no", "--root=\(root.url.path)", "/usr/lib/systemd/system/ssvcd.service", "/usr/lib/systemd/system/ssvcd.socket",
         ])
         #expect(result.status == 0)
         // verify reports bad values as warnings and still exits 0.
@@ -105,8 +105,8 @@ struct SystemdUnitTests {
         let contents = try Executable.run("/usr/bin/dpkg-deb", ["--contents", deb])
         let paths = Set(contents.standardOutput.split(separator: "\n").compactMap { $0.split(separator: " ").last.map(String.init) })
         for path in [
-            "./usr/bin/ssvcd", "./usr/bin/ssvcctl", "./lib/systemd/system/ssvcd.service", "./lib/systemd/system/ssvcd.socket",
-            "./usr/lib/systemd/catalog/ssvcd.catalog", "./etc/ssvc/ssvcd.toml", "./etc/ssvc/apps.d/", "./usr/share/doc/ssvc/README.md",
+            "./usr/bin/ssvcd", "./usr/bin/ssvcctl", "./usr/lib/systemd/system/ssvcd.service", "./usr/lib/systemd/system/ssvcd.socket",
+            "./usr/lib/systemd/catalog/ssvcd.catalog", "./etc/ssvc/ssvcd.toml", "./etc/ssvc/apps.d/", "./usr/share/doc/ssvc/README.md.gz",
         ] {
             #expect(paths.contains(path), "\(path) is not in the package")
         }
@@ -125,7 +125,8 @@ struct SystemdUnitTests {
         ]
         for link in wants {
             let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "\(root)/\(link)")
-            #expect(target == "/lib/systemd/system/" + link.split(separator: "/").last!, "\(link)")
+            let name = String(link.split(separator: "/").last!)
+            #expect(target == "/usr/lib/systemd/system/" + name || target == "/lib/systemd/system/" + name, "\(link): \(target ?? "none")")
         }
         #expect(FileManager.default.fileExists(atPath: "\(root)/var/lib/systemd/catalog/database"))
         let version = try Executable.run("\(root)/usr/bin/ssvcd", ["--version"])

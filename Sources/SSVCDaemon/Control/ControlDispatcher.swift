@@ -86,6 +86,6 @@ struct ServiceInfo: Encodable {
     let vendor = "ssvc"
     let product = "ssvcd"
     let version = DaemonVersion.current
-    let url = "file:///usr/share/doc/ssvc/README.md"
+    let url = "file:///usr/share/doc/ssvc/README.md.gz"
     let interfaces = [ControlInterface.serviceName, ControlInterface.name]
 }
