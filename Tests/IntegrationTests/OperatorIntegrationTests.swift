@@ -69,7 +69,12 @@ struct OperatorIntegrationTests {
         let server = try VersionServer(scenario: ["body": goodBody])
         let daemon = try DaemonProcess(apps: appTable("app", url: server.url("/a")))
         let path = daemon.folder.url.appendingPathComponent("ssvc.prom").path
-        #expect(daemon.wait { daemon.app("app")?["lastSuccess"] != nil && FileManager.default.fileExists(atPath: path) }, "\(daemon.log)")
+        // The file is written at start and again when the first check's burst
+        // ends, just after the state: wait for the second writing.
+        #expect(daemon.wait {
+            daemon.app("app")?["lastSuccess"] != nil
+                && ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "").contains(#"ssvc_update_available{app="app"} 1"#)
+        }, "\(daemon.log)")
         let written = try FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date
         Thread.sleep(forTimeInterval: 2)
         #expect(try FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date == written)
