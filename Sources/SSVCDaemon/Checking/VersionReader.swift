@@ -16,7 +16,7 @@ public enum VersionReader {
     public static func read(_ source: VersionSource) async throws(Failure) -> String {
         let key = try await readUnchecked(source)
         if let problem = DisplayText.versionProblem(key) {
-            throw Failure(description: "\(source.name): not a version string: \(problem)")
+            throw Failure(description: "\(source.shown): not a version string: \(problem)")
         }
         return key
     }
@@ -81,16 +81,5 @@ enum CommandRunner {
 
     private static func failure(_ name: String, _ problem: String) -> VersionReader.Failure {
         VersionReader.Failure(description: "version-command \(name) \(problem)")
-    }
-}
-
-extension VersionSource {
-    /// The key that set it, with the file or program: "version-file /opt/x/VERSION".
-    var name: String {
-        switch self {
-        case .fixed: "version"
-        case let .file(path): "version-file \(path)"
-        case let .command(argv): "version-command \(argv.first ?? "")"
-        }
     }
 }

@@ -111,3 +111,15 @@ public struct ConfigurationError: Error, Equatable, CustomStringConvertible {
         [file, key, problem].compactMap { $0 }.joined(separator: ": ") + (place.map { " (\($0))" } ?? "")
     }
 }
+
+extension VersionSource {
+    /// The key that set it, with its value, file or program, for messages:
+    /// `version 1.4.2`, `version-file /opt/x/VERSION`, `version-command dpkg-query`.
+    var shown: String {
+        switch self {
+        case let .fixed(key): "version \(key)"
+        case let .file(path): "version-file \(path)"
+        case let .command(argv): "version-command \(argv.first ?? "")"
+        }
+    }
+}

@@ -427,14 +427,3 @@ extension ConfigurationLoader {
         return 0
     }
 }
-
-extension VersionSource {
-    /// `version 1.4.2`, `version-file /opt/x/VERSION`, `version-command dpkg-query`.
-    var shown: String {
-        switch self {
-        case let .fixed(key): "version \(key)"
-        case let .file(path): "version-file \(path)"
-        case let .command(argv): "version-command \(argv.first ?? "")"
-        }
-    }
-}
