@@ -342,3 +342,20 @@ struct ManualPageKeyTests {
         }
     }
 }
+
+@Suite("unknown keys: the closest known one")
+struct KeySuggestionTests {
+    @Test("a typo within two edits gets a suggestion; anything else, none", arguments: [
+        ("shedule", "schedule"), ("timeout-second", "timeout-seconds"), ("URL", "url"), ("x", nil), ("", nil), ("bogus", nil),
+    ] as [(String, String?)])
+    func suggestion(typed: String, expected: String?) {
+        #expect(KeyLocator.suggestion(for: typed, among: ConfigurationLoader.appKeys + ConfigurationLoader.daemonKeys) == expected)
+    }
+
+    @Test("edit distances, empty strings included")
+    func distance() {
+        #expect(KeyLocator.distance("", "") == 0)
+        #expect(KeyLocator.distance("", "abc") == 3)
+        #expect(KeyLocator.distance("kitten", "sitting") == 3)
+    }
+}

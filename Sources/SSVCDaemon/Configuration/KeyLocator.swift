@@ -42,14 +42,15 @@ enum KeyLocator {
     /// Levenshtein's edit distance.
     static func distance(_ a: String, _ b: String) -> Int {
         let (x, y) = (Array(a), Array(b))
+        guard !x.isEmpty, !y.isEmpty else { return max(x.count, y.count) }
         var previous = Array(0...y.count)
-        for i in 1...max(x.count, 1) where !x.isEmpty {
+        for i in 1...x.count {
             var current = [i] + Array(repeating: 0, count: y.count)
-            for j in 1...max(y.count, 1) where !y.isEmpty {
+            for j in 1...y.count {
                 current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (x[i - 1] == y[j - 1] ? 0 : 1))
             }
             previous = current
         }
-        return x.isEmpty ? y.count : previous[y.count]
+        return previous[y.count]
     }
 }
