@@ -46,7 +46,8 @@ let package = Package(
             dependencies: ["CSystemd", "SSVCCore", "SSVCPosix", .product(name: "Logging", package: "swift-log")]
         ),
 
-        // The other C boundary: libsodium, for minisign's Ed25519 and BLAKE2b.
+        // The other C boundary: libsodium, for minisign's Ed25519 and BLAKE2b,
+        // and the HMAC-SHA256 of the app-specific machine id.
         .systemLibrary(
             name: "CSodium",
             pkgConfig: "libsodium",
@@ -109,6 +110,7 @@ let package = Package(
                 "SSVCControl",
                 "SSVCCore",
                 "SSVCPosix",
+                "SSVCSigning",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -119,7 +121,7 @@ let package = Package(
         .testTarget(name: "SSVCControlTests", dependencies: ["SSVCControl", "SSVCCore"]),
         .testTarget(
             name: "SSVCSystemdTests",
-            dependencies: ["SSVCSystemd", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["CSystemd", "SSVCSigning", "SSVCSystemd", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(
             name: "SSVCDaemonTests",

@@ -36,7 +36,7 @@ enum Sodium {
     /// `sodium_init` once per process, before any other call, as libsodium
     /// asks: it picks the implementations for this CPU. It fails only
     /// without a random source, which verification does not use.
-    private static let initialized: Bool = sodium_init() >= 0
+    static let initialized: Bool = sodium_init() >= 0
 
     /// Ed25519: whether `signature` is `key`'s over `message`.
     static func verify(_ signature: [UInt8], of message: [UInt8], key: [UInt8]) -> Bool {

@@ -136,6 +136,8 @@ struct SSVCDecisionTests {
     @Test("the draft available-since is an alias, the 0.0.1 key wins")
     func draftSince() throws {
         #expect(try decide(#"{"SSVCUpdateAvailableSince":10}"#, key: "1").availableSince == Date(timeIntervalSince1970: 10))
+        #expect(try decide(#"{"SSVCPhasedRolloutInterval":604800,"SSVCPhasedRolloutInterval2":"x"}"#, key: "1").rolloutWindow == 604_800)
+        #expect(try decide(#"{"SSVCPhasedRolloutInterval":null}"#, key: "1").rolloutWindow == nil)
         #expect(try decide(#"{"SSVCUpdateAvailableSince":10,"SSVCLatestVersionAvailableSince":20}"#, key: "1").availableSince == Date(timeIntervalSince1970: 20))
     }
 
@@ -174,6 +176,9 @@ struct SSVCRejectionTests {
         (#"{"SSVCLatestVersionAvailableSince":true}"#, "SSVCLatestVersionAvailableSince: expected an unsigned integer, found true"),
         (#"{"SSVCLatestVersionAvailableSince":99999999999999}"#, "SSVCLatestVersionAvailableSince: 99999999999999 is after the year 9999"),
         (#"{"SSVCUpdateAvailable":2}"#, "SSVCUpdateAvailable: expected true, false, 0 or 1, found 2"),
+        (#"{"SSVCPhasedRolloutInterval":"604800"}"#, #"SSVCPhasedRolloutInterval: expected an unsigned integer, found the string "604800""#),
+        (#"{"SSVCPhasedRolloutInterval":-1}"#, "SSVCPhasedRolloutInterval: expected an unsigned integer, found -1"),
+        (#"{"SSVCPhasedRolloutInterval":0.5}"#, "SSVCPhasedRolloutInterval: expected an unsigned integer, found 0.5"),
         (#"{"SSVCUpdateRequired":"yes"}"#, #"SSVCUpdateRequired: expected true, false, 0 or 1, found the string "yes""#),
         ("[1,2]", "document: expected an object, found an array"),
         (#""1.0""#, #"document: expected an object, found the string "1.0""#),

@@ -12,6 +12,8 @@ public struct Decision: Sendable, Equatable, Codable {
     public var latestVersionNumber: UInt64?
     public var minimumSupportedVersionNumber: UInt64?
     public var availableSince: Date?
+    /// The publisher's rollout window in seconds (`SSVCPhasedRolloutInterval`).
+    public var rolloutWindow: UInt64?
     /// Why the decision is weaker than it looks ("running version number unknown").
     public var notes: [String]
     public var description: UpdateDescription?
@@ -19,7 +21,7 @@ public struct Decision: Sendable, Equatable, Codable {
     public init(
         updateAvailable: Bool = false, updateRequired: Bool = false, ahead: Bool = false, decided: Bool = false,
         latestVersion: String? = nil, latestVersionNumber: UInt64? = nil,
-        minimumSupportedVersionNumber: UInt64? = nil, availableSince: Date? = nil,
+        minimumSupportedVersionNumber: UInt64? = nil, availableSince: Date? = nil, rolloutWindow: UInt64? = nil,
         notes: [String] = [], description: UpdateDescription? = nil
     ) {
         self.updateAvailable = updateAvailable
@@ -30,6 +32,7 @@ public struct Decision: Sendable, Equatable, Codable {
         self.latestVersionNumber = latestVersionNumber
         self.minimumSupportedVersionNumber = minimumSupportedVersionNumber
         self.availableSince = availableSince
+        self.rolloutWindow = rolloutWindow
         self.notes = notes
         self.description = description
     }

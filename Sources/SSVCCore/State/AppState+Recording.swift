@@ -11,7 +11,13 @@ extension AppState {
     /// way the running version found (`running`, nil when it could not be
     /// read) is recorded, and a check that sent a request counts toward the
     /// minimum interval. The next check follows from `history`.
-    public func recording(_ outcome: CheckOutcome, running: RunningVersion?, at time: Date) -> AppState {
+    ///
+    /// A success's decision is phased under `rollout` (`PhasedRollout`):
+    /// a newer version may wait in `pending` while the decision before it
+    /// stays in force. A failure leaves a pending offer as it was.
+    public func recording(
+        _ outcome: CheckOutcome, running: RunningVersion?, at time: Date, rollout: PhasedRollout.Settings? = nil
+    ) -> AppState {
         var next = self
         next.lastCheck = time
         if next.firstCheck == nil { next.firstCheck = time }
@@ -28,7 +34,17 @@ extension AppState {
             next.retryNotBefore = nil
             next.response = body
             next.etag = etag
-            next.decision = evaluation.decision
+            let document = evaluation.decision
+            if let version = PhasedRollout.version(of: document), latestSeen?.version != version {
+                next.latestSeen = SeenVersion(version: version, at: time)
+            }
+            // What was in force holds only for the version it was decided for.
+            let inForce = running.map { $0.key == currentVersion } ?? false ? decision : nil
+            let settled = PhasedRollout.settle(
+                document, settings: rollout, firstSeen: next.latestSeen?.at ?? time, offered: inForce, now: time
+            )
+            next.decision = settled.decision
+            next.pending = settled.pending
             next.signature = signature
             if let signedAt = signature?.signedAt, signedAt > (next.newestSignatureTime ?? .distantPast) {
                 next.newestSignatureTime = signedAt

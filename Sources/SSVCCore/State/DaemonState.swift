@@ -43,10 +43,38 @@ public struct AppState: Sendable, Equatable, Codable {
     public var currentVersionNumber: UInt64?
     /// Turkcell message display records, by message key.
     public var messages: [String: MessageDisplayRecord]
+    /// A newer version phased in later on this machine; `decision` is the
+    /// one in force until `offerAt`.
+    public var pending: PhasedOffer?
+    /// The latest version a document named, and when this machine first
+    /// saw it: a phased rollout's start when the document has no date.
+    public var latestSeen: SeenVersion?
 
     public init() {
         consecutiveFailures = 0
         messages = [:]
+    }
+
+    /// The state once its pending offer is made, at or after its time;
+    /// nil before then or when nothing is pending.
+    public func offering(at now: Date) -> AppState? {
+        guard let pending, now >= pending.offerAt else { return nil }
+        var next = self
+        next.decision = pending.decision
+        next.pending = nil
+        return next
+    }
+
+    /// The pending offer settled again under `rollout` (the configuration
+    /// changed): made now when its new time has come, moved otherwise.
+    /// Nothing else changes: an offer already made is never withdrawn.
+    public func resettled(_ rollout: PhasedRollout.Settings?, now: Date) -> AppState {
+        guard let pending else { return self }
+        let settled = PhasedRollout.settle(pending.decision, settings: rollout, firstSeen: pending.announcedAt, offered: decision, now: now)
+        var next = self
+        next.decision = settled.decision
+        next.pending = settled.pending
+        return next
     }
 
     public var history: CheckHistory {
@@ -64,5 +92,16 @@ public struct AppState: Sendable, Equatable, Codable {
         // is the latest the first could have been.
         guard let since = lastSuccess ?? firstCheck ?? lastCheck else { return false }
         return now.timeIntervalSince(since) > 2 * period
+    }
+}
+
+/// A version first seen by this machine at `at`.
+public struct SeenVersion: Sendable, Equatable, Codable {
+    public var version: String
+    public var at: Date
+
+    public init(version: String, at: Date) {
+        self.version = version
+        self.at = at
     }
 }

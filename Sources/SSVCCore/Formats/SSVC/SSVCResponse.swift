@@ -12,6 +12,7 @@ public struct SSVCResponse: Sendable, Equatable {
         public static let updateAvailable = "SSVCUpdateAvailable"
         public static let updateRequired = "SSVCUpdateRequired"
         public static let updateAvailableSince = "SSVCUpdateAvailableSince"
+        public static let phasedRolloutInterval = "SSVCPhasedRolloutInterval"
     }
 
     /// SSVC's "no version key" placeholder.
@@ -26,11 +27,13 @@ public struct SSVCResponse: Sendable, Equatable {
     public var latestVersionNumber: UInt64?
     public var draftUpdateAvailable: Bool?
     public var draftUpdateRequired: Bool?
+    /// The publisher's rollout window, in seconds.
+    public var phasedRolloutInterval: UInt64?
 
     public init(
         minimumSupportedVersionNumber: UInt64? = nil, availableSince: UInt64? = nil,
         latestVersionKey: String? = nil, latestVersionNumber: UInt64? = nil,
-        draftUpdateAvailable: Bool? = nil, draftUpdateRequired: Bool? = nil
+        draftUpdateAvailable: Bool? = nil, draftUpdateRequired: Bool? = nil, phasedRolloutInterval: UInt64? = nil
     ) {
         self.minimumSupportedVersionNumber = minimumSupportedVersionNumber
         self.availableSince = availableSince
@@ -38,6 +41,7 @@ public struct SSVCResponse: Sendable, Equatable {
         self.latestVersionNumber = latestVersionNumber
         self.draftUpdateAvailable = draftUpdateAvailable
         self.draftUpdateRequired = draftUpdateRequired
+        self.phasedRolloutInterval = phasedRolloutInterval
     }
 
     /// Reads a response body. A value of the wrong type anywhere rejects the
@@ -54,6 +58,7 @@ public struct SSVCResponse: Sendable, Equatable {
             let since = try Self.time(root.member(Key.latestVersionAvailableSince))
             let draftSince = try Self.time(root.member(Key.updateAvailableSince))
             availableSince = since ?? draftSince
+            phasedRolloutInterval = try root.member(Key.phasedRolloutInterval)?.unsignedInteger()
         } catch {
             throw .invalid(error)
         }
@@ -86,7 +91,8 @@ public struct SSVCResponse: Sendable, Equatable {
             latestVersion: namedKey,
             latestVersionNumber: latestVersionNumber == 0 ? nil : latestVersionNumber,
             minimumSupportedVersionNumber: minimumSupportedVersionNumber == 0 ? nil : minimumSupportedVersionNumber,
-            availableSince: availableSince.map { Date(timeIntervalSince1970: TimeInterval($0)) }
+            availableSince: availableSince.map { Date(timeIntervalSince1970: TimeInterval($0)) },
+            rolloutWindow: phasedRolloutInterval
         )
         if let latest = decision.latestVersionNumber, let current = running.number {
             decision.decided = true
