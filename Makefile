@@ -185,6 +185,8 @@ bench: deps
 	@$(call install_commands,$(BENCH_NEEDS))
 	$(SWIFT) build -c release $(RELEASE_FLAGS)
 	.build/release/ssvc-bench fleet
+	.build/release/ssvc-bench fleet --phased
+	.build/release/ssvc-bench fleet --phased --schedule hourly
 	.build/release/ssvc-bench daemon --ssvcd .build/release/ssvcd
 
 clean:

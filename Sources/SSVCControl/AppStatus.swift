@@ -31,6 +31,9 @@ public struct AppStatus: Sendable, Equatable, Codable {
     public var signatureKeyId: String?
     public var note: String?
     public var description: UpdateDescription?
+    /// A newer version phased in later on this machine, and when (RFC 3339).
+    public var pendingVersion: String?
+    public var offerAt: String?
 
     /// The app as its state and plan show it at `now`; `signature` is what
     /// its configuration asks of signatures, if anything.
@@ -62,5 +65,7 @@ public struct AppStatus: Sendable, Equatable, Codable {
         signatureKeyId = state.signature?.keyID
         note = decision?.note
         description = decision?.description
+        pendingVersion = state.pending?.version
+        offerAt = state.pending.map { RFC3339.format($0.offerAt) }
     }
 }

@@ -1,9 +1,12 @@
 public import SSVCCore
 
-/// What `Watch` delivers: a finished check, a message shown, or a reload.
+/// What `Watch` delivers: a finished check, a message shown, a reload, or
+/// a phased offer made.
 public struct ControlEvent: Sendable, Codable, Equatable {
     public enum Kind: String, Sendable, Codable {
         case check, notice, reload
+        /// A phased offer's time came: the app's status changed without a fetch.
+        case offer
     }
 
     public var kind: Kind

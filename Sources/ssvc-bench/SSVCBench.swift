@@ -49,8 +49,13 @@ struct Fleet: ParsableCommand {
 
     @Option(help: "Machines, each with its own machine id.") var machines = 10_000
     @Option(help: "Hours simulated.") var hours = 24
+    @Flag(help: "Instead: a release phased over --window-days, offered fraction every 6 hours, and a required update.")
+    var phased = false
+    @Option(help: "The phased run's rollout window, in days.") var windowDays = 7
+    @Option(help: "The phased run's schedule: hourly, daily, weekly.") var schedule: Schedule = .daily
 
     func run() {
+        if phased { return runPhased() }
         for (label, age) in [("overdue (last check 3 days ago)", Optional(3 * 86_400.0)), ("never checked", nil)] {
             let fleet = FleetSimulation(machines: machines, lastCheckAge: age, duration: Double(hours) * 3_600)
             let planned = fleet.withPlanner()
@@ -61,3 +66,4 @@ struct Fleet: ParsableCommand {
         }
     }
 }
+

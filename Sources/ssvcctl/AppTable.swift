@@ -21,6 +21,9 @@ enum AppTable {
             if let error = app.lastError, app.consecutiveFailures > 0 {
                 notes.append("\(app.name): \(app.consecutiveFailures) failed check(s): \(error)")
             }
+            if let pending = app.pendingVersion {
+                notes.append("\(app.name): \(pending) phased: offered here at \(app.offerAt.map { TimeText.local($0) } ?? "?")")
+            }
             if let note = app.note { notes.append("\(app.name): \(note)") }
             if let proxy = app.proxy { notes.append("\(app.name): through proxy \(proxy)") }
             if let key = app.signatureKeyId {
@@ -55,7 +58,11 @@ enum AppTable {
         case .check:
             guard let app = event.app else { return "\(TimeText.local(event.at)) check" }
             let failure = app.consecutiveFailures > 0 ? " (failed: \(app.lastError ?? "?"))" : ""
-            return "\(TimeText.local(event.at)) check \(app.name) \(app.status.rawValue) \(versions(app))\(failure)"
+            let phased = app.pendingVersion.map { " (\($0) phased: offered here at \(app.offerAt.map { TimeText.local($0) } ?? "?"))" } ?? ""
+            return "\(TimeText.local(event.at)) check \(app.name) \(app.status.rawValue) \(versions(app))\(failure)\(phased)"
+        case .offer:
+            guard let app = event.app else { return "\(TimeText.local(event.at)) offer" }
+            return "\(TimeText.local(event.at)) offer \(app.name) \(app.status.rawValue) \(versions(app)) (phased rollout: its turn here came)"
         }
     }
 }
@@ -71,6 +78,7 @@ extension AppStatus {
         copy.proxy = proxy.map(shown)
         copy.currentVersion = currentVersion.map(shown)
         copy.latestVersion = latestVersion.map(shown)
+        copy.pendingVersion = pendingVersion.map(shown)
         copy.lastError = lastError.map(shown)
         copy.note = note.map(shown)
         copy.signatureKeyId = signatureKeyId.map(shown)

@@ -13,7 +13,8 @@ struct Evaluate: ParsableCommand {
             Prints the decision and exits 0 (up to date, ahead or unknown), 10 (update \
             available), 11 (update required) or 1 (the response or its signature is rejected). \
             With --public-key, the document's minisign signature (--signature) is checked \
-            first, as ssvcd checks it for an app with public-keys.
+            first, as ssvcd checks it for an app with public-keys. A newer version with a \
+            rollout window is decided for the machine at --rollout-position at --now.
             """
     )
 
@@ -55,6 +56,15 @@ struct Evaluate: ParsableCommand {
     @Option(help: ArgumentHelp("Decide as at this time (RFC 3339).", valueName: "time"))
     var now: String?
 
+    @Option(help: ArgumentHelp(
+        "Phase a newer version over this many seconds, as the app key phased-rollout-seconds (default: the document's window).",
+        valueName: "seconds"))
+    var phasedRolloutSeconds: Int?
+
+    @Option(help: ArgumentHelp(
+        "This machine's place in a phased rollout, 0 to 1, as rollout-position (default 0: the first machines).", valueName: "p"))
+    var rolloutPosition: Double?
+
     @Option(help: ArgumentHelp("Refuse larger documents, as the daemon does.", valueName: "bytes"))
     var maxResponseBytes = 1 << 20
 
@@ -91,6 +101,12 @@ struct Evaluate: ParsableCommand {
         if let now, RFC3339.parse(now) == nil {
             throw ValidationError("--now '\(now)': expected an RFC 3339 time such as 2026-01-02T03:04:05Z")
         }
+        if let phasedRolloutSeconds, !(0...31_622_400).contains(phasedRolloutSeconds) {
+            throw ValidationError("--phased-rollout-seconds must be from 0 to 31622400, found \(phasedRolloutSeconds)")
+        }
+        if let rolloutPosition, !(rolloutPosition.isFinite && (0...1).contains(rolloutPosition)) {
+            throw ValidationError("--rollout-position must be from 0 to 1, found \(rolloutPosition)")
+        }
         guard maxResponseBytes > 0 else { throw ValidationError("--max-response-bytes must be positive") }
         let keys = !publicKey.isEmpty || !publicKeyFile.isEmpty
         if keys != (signature != nil) {
@@ -124,12 +140,17 @@ struct Evaluate: ParsableCommand {
             StandardError.writeLine("ssvcctl: \(response): \(error)")
             throw ExitStatus.failure
         }
+        // A machine that sees the document for the first time at --now.
+        let rollout = PhasedRollout.Settings(
+            app: appId ?? "", window: phasedRolloutSeconds.map { TimeInterval($0) }, pinnedPosition: rolloutPosition ?? 0, machine: ""
+        )
+        let settled = PhasedRollout.settle(evaluation.decision, settings: rollout, firstSeen: context.now, offered: nil, now: context.now)
         let report = EvaluationReport(
-            evaluation: evaluation, format: format, running: context.running,
+            evaluation: evaluation, settled: settled, rollout: rollout, now: context.now, format: format, running: context.running,
             request: url.map { format.requestURL(base: $0, context: context) }, signature: accepted
         )
         print(json ? report.json() : report.text())
-        throw ExitStatus.code(for: [evaluation.decision.status])
+        throw ExitStatus.code(for: [settled.decision.status])
     }
 
     /// The signature accepted as the daemon would accept it; nil when none

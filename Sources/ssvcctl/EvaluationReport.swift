@@ -19,10 +19,25 @@ struct EvaluationReport: Encodable {
     let request: String?
     /// The verified signature, when one was checked.
     let signature: SignatureReport?
+    /// A newer version phased in later at the given position, and when.
+    let pendingVersion: String?
+    let offerAt: String?
+    /// The phased rollout of the newer version, when it has a window.
+    let rollout: RolloutReport?
 
     struct SignatureReport: Encodable {
         let keyId: String
         let signedAt: String?
+    }
+
+    /// A rollout: from `start` to `end`, and the share of a fleet offered
+    /// the version at the time decided for.
+    struct RolloutReport: Encodable {
+        let windowSeconds: Int64
+        let start: String
+        let end: String
+        let position: Double
+        let offeredFraction: Double
     }
 
     /// A message as its key beside its description's fields.
@@ -38,8 +53,11 @@ struct EvaluationReport: Encodable {
         }
     }
 
-    init(evaluation: Evaluation, format: ResponseFormat, running: RunningVersion, request: String?, signature: AcceptedSignature? = nil) {
-        let decision = evaluation.decision
+    init(
+        evaluation: Evaluation, settled: PhasedRollout.Settled, rollout: PhasedRollout.Settings, now: Date,
+        format: ResponseFormat, running: RunningVersion, request: String?, signature: AcceptedSignature? = nil
+    ) {
+        let decision = settled.decision
         status = decision.status
         updateAvailable = decision.updateAvailable
         updateRequired = decision.updateRequired
@@ -54,12 +72,27 @@ struct EvaluationReport: Encodable {
         messages = format == .turkcell ? evaluation.messages.map { MessageReport(notice: $0) } : nil
         self.request = request
         self.signature = signature.map { SignatureReport(keyId: $0.keyID, signedAt: $0.signedAt.map(RFC3339.format)) }
+        pendingVersion = settled.pending?.version
+        offerAt = settled.pending.map { RFC3339.format($0.offerAt) }
+        let document = evaluation.decision
+        let window = rollout.window(for: document)
+        if document.updateAvailable, !document.updateRequired, window > 0, let version = PhasedRollout.version(of: document) {
+            let start = document.availableSince ?? now
+            self.rollout = RolloutReport(
+                windowSeconds: Int64(min(window, 9e18)), start: RFC3339.format(start),
+                end: RFC3339.format(min(start.addingTimeInterval(window), PhasedRollout.latestOffer)),
+                position: rollout.position(for: version),
+                offeredFraction: PhasedRollout.offeredFraction(announced: start, window: window, now: now)
+            )
+        } else {
+            self.rollout = nil
+        }
     }
 
     private enum CodingKeys: String, CodingKey {
         case status, updateAvailable, updateRequired, currentVersion, currentVersionNumber
         case latestVersion, latestVersionNumber, minimumSupportedVersionNumber, availableSince
-        case note, description, messages, request, signature
+        case note, description, messages, request, signature, pendingVersion, offerAt, rollout
     }
 
     /// Absent values are written as `null` so that every key is always there.
@@ -79,6 +112,9 @@ struct EvaluationReport: Encodable {
         if let messages { try container.encode(messages, forKey: .messages) }
         if let request { try container.encode(request, forKey: .request) }
         if let signature { try container.encode(signature, forKey: .signature) }
+        try container.encode(pendingVersion, forKey: .pendingVersion)
+        try container.encode(offerAt, forKey: .offerAt)
+        try container.encode(rollout, forKey: .rollout)
     }
 
     func json() -> String {
@@ -106,6 +142,11 @@ struct EvaluationReport: Encodable {
             ("target url", description?.targetUrl),
             ("note", note),
             ("request", request),
+            ("phased", pendingVersion.map { "\($0) offered here at \(offerAt ?? "?")" }),
+            ("rollout", rollout.map {
+                let percent = Int(($0.offeredFraction * 100).rounded(.down))
+                return "\($0.start) to \($0.end) (\($0.windowSeconds) s); this machine at \($0.position); \(percent)% of machines offered now"
+            }),
             ("signature", signature.map { "good, key \($0.keyId)" + ($0.signedAt.map { ", signed \($0)" } ?? ", no timestamp") }),
         ]
         let shown: [(String, String?)] = (messages ?? []).map { report in

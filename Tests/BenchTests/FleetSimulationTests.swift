@@ -1,4 +1,5 @@
 @testable import ssvc_bench
+import FoundationEssentials
 import SSVCCore
 import Testing
 
@@ -25,5 +26,36 @@ struct FleetSimulationTests {
         // Evenly over the 600 s first-check window: about 8 a second.
         #expect(planned.peakPerSecond <= 30, "\(planned)")
         #expect(planned.requests >= 5_000)
+    }
+}
+
+@Suite("phased fleet")
+struct PhasedFleetSimulationTests {
+    @Test("10,000 machines follow the straight line within 2 points once each has checked, and all are offered by T + W")
+    func followsTheLine() {
+        let rollout = PhasedFleetSimulation(machines: 10_000).run()
+        #expect(rollout.largestGap(rollout.ssvc) < 0.02, "\(rollout.largestGap(rollout.ssvc))")
+        let last = rollout.last(rollout.ssvc)
+        #expect(last != nil && last! <= rollout.window + rollout.period, "\(String(describing: last))")
+        // No machine before its own time; none later than that or its first check after T, whichever is later.
+        for (offered, due) in zip(rollout.ssvc, rollout.due) {
+            guard let offered else { continue }
+            #expect(offered >= due - 0.001, "offered at \(offered), due at \(due)")
+            #expect(offered <= max(due, rollout.period) + 1, "offered at \(offered), due at \(due)")
+        }
+    }
+
+    @Test("a required update reaches every machine within one period")
+    func requiredAtOnce() {
+        let rollout = PhasedFleetSimulation(machines: 2_000).run(required: true)
+        let last = rollout.last(rollout.ssvc)
+        #expect(last != nil && last! <= rollout.period, "\(String(describing: last))")
+    }
+
+    @Test("with hourly checks, Sparkle's groups offer a seventh of the fleet within an hour; the continuous rollout does not")
+    func againstSparkle() {
+        let rollout = PhasedFleetSimulation(machines: 3_500, schedule: .hourly).run()
+        #expect(rollout.peakPerHour(rollout.sparkle) >= 350, "\(rollout.peakPerHour(rollout.sparkle))")
+        #expect(rollout.peakPerHour(rollout.ssvc) <= 60, "\(rollout.peakPerHour(rollout.ssvc))")
     }
 }

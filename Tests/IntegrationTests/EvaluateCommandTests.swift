@@ -31,6 +31,39 @@ struct EvaluateCommandTests {
         #expect(try json(result)["status"] as? String == statusName)
     }
 
+    @Test("--rollout-position with --now: pending before this machine's turn (exit 0), offered from it (exit 10); required is never phased")
+    func phased() throws {
+        let document = #"{"SSVCLatestVersionKey":"2.0","SSVCLatestVersionAvailableSince":1800000000,"SSVCPhasedRolloutInterval":604800}"#
+        let early = try evaluate(document, ["--rollout-position", "0.5", "--now", "2027-01-16T08:00:00Z", "--json"])
+        #expect(early.status == 0, "\(early.standardOutput)\(early.standardError)")
+        let pending = try json(early)
+        #expect(pending["status"] as? String == "up-to-date")
+        #expect(pending["pendingVersion"] as? String == "2.0")
+        #expect(pending["offerAt"] as? String == "2027-01-18T20:00:00Z")
+        let rollout = try #require(pending["rollout"] as? [String: Any])
+        #expect(rollout["windowSeconds"] as? Int == 604_800)
+        #expect(rollout["start"] as? String == "2027-01-15T08:00:00Z" && rollout["end"] as? String == "2027-01-22T08:00:00Z")
+        #expect((rollout["offeredFraction"] as? Double).map { abs($0 - 1.0 / 7) < 1e-9 } == true, "\(rollout)")
+
+        let text = try evaluate(document, ["--rollout-position", "0.5", "--now", "2027-01-16T08:00:00Z"])
+        #expect(text.standardOutput.contains("phased             2.0 offered here at 2027-01-18T20:00:00Z"), "\(text.standardOutput)")
+        #expect(text.standardOutput.contains("14% of machines offered now"))
+
+        let due = try evaluate(document, ["--rollout-position", "0.5", "--now", "2027-01-18T20:00:00Z", "--json"])
+        #expect(due.status == 10)
+        #expect(try json(due)["pendingVersion"] is NSNull)
+        // The app key's window over the document's: a day, so half a day in.
+        let short = try evaluate(document, ["--rollout-position", "0.5", "--phased-rollout-seconds", "86400", "--now", "2027-01-15T20:00:00Z"])
+        #expect(short.status == 10, "\(short.standardOutput)")
+        let required = try evaluate(
+            #"{"SSVCLatestVersionKey":"2.0","SSVCMinimumSupportedVersionNumber":33554432,"SSVCPhasedRolloutInterval":604800}"#,
+            ["--rollout-position", "0.9", "--now", "2027-01-15T08:00:00Z"]
+        )
+        #expect(required.status == 11)
+        let bad = try evaluate(document, ["--rollout-position", "1.5"])
+        #expect(bad.status == 64 && bad.standardError.contains("--rollout-position must be from 0 to 1, found 1.5"), "\(bad.standardError)")
+    }
+
     @Test("up to date and ahead exit 0, available 10, required 11", arguments: [
         (#"{"SSVCLatestVersionKey":"1.0"}"#, Int32(0), "up-to-date"),
         (#"{"SSVCLatestVersionKey":"0.9"}"#, 0, "ahead"),

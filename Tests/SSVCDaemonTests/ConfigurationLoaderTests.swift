@@ -48,6 +48,18 @@ struct ConfigurationLoaderTests {
         #expect(bare.apps.isEmpty)
     }
 
+    @Test("phased offers: rollout-position pins this machine, phased-rollout-seconds sets an app's window; neither by default")
+    func phasedOffers() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let set = try load("[daemon]\nrollout-position = 0.25\n[[app]]\nname = \"a\"\nurl = \"https://x/y\"\nversion = \"1\"\nphased-rollout-seconds = 604800\n")
+        #expect(set.daemon.rolloutPosition == 0.25)
+        #expect(set.apps.first?.phasedRolloutSeconds == 604_800)
+        let whole = try load("[daemon]\nrollout-position = 1\n")
+        #expect(whole.daemon.rolloutPosition == 1)
+        let bare = try load("[[app]]\nname = \"a\"\nurl = \"https://x/y\"\nversion = \"1\"\n")
+        #expect(bare.daemon.rolloutPosition == nil && bare.apps.first?.phasedRolloutSeconds == nil)
+    }
+
     @Test("apps come from [[app]] tables and from the apps directory in name order, named by stem")
     func apps() throws {
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -102,6 +114,11 @@ struct ConfigurationLoaderTests {
         ("[daemon]\nmin-interval-seconds = 9223372036854775807\n", "ssvcd.toml: daemon.min-interval-seconds: ", "must be from 0 to 2678400, found 9223372036854775807"),
         ("[daemon]\nidle-timeout-seconds = 9223372036854775807\n", "ssvcd.toml: daemon.idle-timeout-seconds: ", "must be from 1 to 86400"),
         ("[daemon]\nfirst-check-window-seconds = -1\n", "ssvcd.toml: daemon.first-check-window-seconds: ", "must be from 0 to 2678400, found -1"),
+        ("[daemon]\nrollout-position = 1.5\n", "ssvcd.toml: daemon.rollout-position: ", "must be from 0 to 1, found 1.5"),
+        ("[daemon]\nrollout-position = nan\n", "ssvcd.toml: daemon.rollout-position: ", "must be from 0 to 1, found nan"),
+        ("[daemon]\nrollout-position = \"half\"\n", "ssvcd.toml: daemon.rollout-position: ", "expected a number, found string"),
+        ("[[app]]\nname = \"a\"\nurl = \"https://x/y\"\nversion = \"1\"\nphased-rollout-seconds = -1\n", "ssvcd.toml: app.phased-rollout-seconds: ", "must be from 0 to 31622400, found -1"),
+        ("[[app]]\nname = \"a\"\nurl = \"https://x/y\"\nversion = \"1\"\nphased-rollout-seconds = 9223372036854775807\n", "ssvcd.toml: app.phased-rollout-seconds: ", "must be from 0 to 31622400"),
         ("[[app]]\nname = \"a\"\nurl = \"https://x/y\"\nversion = \"1\"\nversion-file = \"/v\"\n", "ssvcd.toml: app.version: ", "set only one of version, version-file, version-command"),
         ("[[app]]\nname = \"a\"\nurl = \"https://x/y\"\n", "ssvcd.toml: app.version: ", "missing: set one of"),
         ("[[app]]\nname = \"a\"\nurl = \"https://x/y\"\nversion = \"1\"\nschedule = \"sometimes\"\n", "ssvcd.toml: app.schedule: ", "expected one of never, hourly, daily, weekly, monthly, found 'sometimes'"),

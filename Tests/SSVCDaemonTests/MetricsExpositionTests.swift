@@ -19,9 +19,9 @@ struct MetricsExpositionTests {
         let text = String(decoding: MetricsExposition.render([app("a", status: .updateRequired, next: now.addingTimeInterval(60.7)), app("b", status: .upToDate)]), as: UTF8.self)
         let lines = text.split(separator: "\n")
         let families = lines.filter { $0.hasPrefix("# TYPE ") }
-        #expect(families.count == 9)
+        #expect(families.count == 11)
         #expect(families.allSatisfy { $0.hasSuffix(" gauge") })
-        #expect(lines.filter { $0.hasPrefix("# HELP ") }.count == 9)
+        #expect(lines.filter { $0.hasPrefix("# HELP ") }.count == 11)
         for sample in lines where !sample.hasPrefix("#") {
             #expect(sample.split(separator: "} ").count == 2 && !sample.split(separator: "} ")[1].contains(" "), "a timestamp in \(sample)")
         }
@@ -36,6 +36,19 @@ struct MetricsExpositionTests {
         #expect(lines.contains(#"ssvc_consecutive_failures{app="b"} 2"#))
         #expect(lines.contains(#"ssvc_stale{app="b"} 1"#))
         #expect(text.hasSuffix("\n"))
+    }
+
+    @Test("a pending phased offer: ssvc_update_pending 1 and its offer time; none pending: 0 and no time")
+    func pending() {
+        var waiting = app("a", status: .upToDate, latest: nil)
+        waiting.pendingVersion = "2.0"
+        waiting.offerAt = now.addingTimeInterval(3_600.9)
+        let text = String(decoding: MetricsExposition.render([waiting, app("b", status: .updateAvailable)]), as: UTF8.self)
+        let lines = text.split(separator: "\n")
+        #expect(lines.contains(#"ssvc_update_pending{app="a"} 1"#))
+        #expect(lines.contains(#"ssvc_update_offer_timestamp_seconds{app="a"} 1795003600"#))
+        #expect(lines.contains(#"ssvc_update_pending{app="b"} 0"#))
+        #expect(!lines.contains { $0.hasPrefix(#"ssvc_update_offer_timestamp_seconds{app="b"}"#) })
     }
 
     @Test("label values escape backslash, double quote and line feed; absent versions are empty")

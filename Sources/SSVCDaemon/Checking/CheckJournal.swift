@@ -6,9 +6,8 @@ import SSVCCore
 struct CheckJournal: Sendable {
     let logger: Logger
 
-    /// One entry per check: a warning when it failed or an update is
-    /// required, a notice for an update, info otherwise.
-    func check(_ app: AppConfiguration, state: AppState, outcome: CheckOutcome, next: NextCheck?) {
+    /// The fields every entry about an app's state carries.
+    private func fields(_ app: AppConfiguration, state: AppState, next: NextCheck?) -> Logger.Metadata {
         var metadata: Logger.Metadata = [
             "SSVC_APP": "\(app.name)",
             "SSVC_STATUS": "\((state.decision?.status ?? .unknown).rawValue)",
@@ -18,14 +17,25 @@ struct CheckJournal: Sendable {
         ]
         if let current = state.currentVersion { metadata["SSVC_CURRENT_VERSION"] = "\(current)" }
         if let latest = state.decision?.latestVersion { metadata["SSVC_LATEST_VERSION"] = "\(latest)" }
+        if let pending = state.pending {
+            metadata["SSVC_PENDING_VERSION"] = "\(pending.version)"
+            metadata["SSVC_PHASED_OFFER_AT"] = "\(RFC3339.format(pending.offerAt))"
+        }
+        return metadata
+    }
+
+    /// One entry per check: a warning when it failed or an update is
+    /// required, a notice for an update, info otherwise.
+    func check(_ app: AppConfiguration, state: AppState, outcome: CheckOutcome, next: NextCheck?) {
+        var metadata = fields(app, state: state, next: next)
         switch outcome {
         case let .failure(message, _, _, kind):
             metadata["MESSAGE_ID"] = "\((kind == .signature ? MessageID.signatureRejected : .checkFailed).rawValue)"
             metadata["SSVC_ERROR"] = "\(message)"
             let retry = next?.at.map { "; next try \(RFC3339.format($0))" } ?? ""
             logger.warning("\(app.name): check failed: \(message)\(retry)", metadata: metadata)
-        case let .success(evaluation, _, _, _, signature):
-            let decision = evaluation.decision
+        case let .success(_, _, _, _, signature):
+            let decision = state.decision ?? Decision()
             metadata["MESSAGE_ID"] = "\(MessageID.forCheck(decision.status).rawValue)"
             if let signature {
                 metadata["SSVC_KEY_ID"] = "\(signature.keyID)"
@@ -33,19 +43,34 @@ struct CheckJournal: Sendable {
             }
             let current = state.currentVersion ?? "?"
             let latest = decision.latestVersion ?? decision.latestVersionNumber.map(String.init) ?? "?"
+            let phased = state.pending.map { "; \($0.version) phased: offered here at \(RFC3339.format($0.offerAt))" } ?? ""
             switch decision.status {
             case .updateRequired:
                 logger.warning("\(app.name): update required: \(current) → \(latest)", metadata: metadata)
             case .updateAvailable:
-                logger.notice("\(app.name): update available: \(current) → \(latest)", metadata: metadata)
+                logger.notice("\(app.name): update available: \(current) → \(latest)\(phased)", metadata: metadata)
             case .upToDate:
-                logger.info("\(app.name): up to date (\(current))", metadata: metadata)
+                logger.info("\(app.name): up to date (\(current))\(phased)", metadata: metadata)
             case .ahead:
                 logger.info("\(app.name): ahead of the server (\(current), server has \(latest))", metadata: metadata)
             case .unknown:
                 logger.info("\(app.name): the response names no version", metadata: metadata)
             }
         }
+    }
+
+    /// A phased offer made: the "update available" entry, with the time
+    /// the offer was due (`SSVC_PHASED_OFFER_AT`).
+    func offer(_ app: AppConfiguration, state: AppState, offer: PhasedOffer, next: NextCheck?) {
+        var metadata = fields(app, state: state, next: next)
+        let decision = state.decision ?? offer.decision
+        metadata["MESSAGE_ID"] = "\(MessageID.forCheck(decision.status).rawValue)"
+        metadata["SSVC_PHASED_OFFER_AT"] = "\(RFC3339.format(offer.offerAt))"
+        let current = state.currentVersion ?? "?"
+        logger.notice(
+            "\(app.name): update available: \(current) → \(offer.version) (phased rollout: offered here from \(RFC3339.format(offer.offerAt)))",
+            metadata: metadata
+        )
     }
 
     /// A Turkcell message due now.

@@ -6,6 +6,7 @@ import ServiceLifecycle
 import SSVCControl
 import SSVCCore
 import SSVCPosix
+import SSVCSigning
 import SSVCSystemd
 
 /// Runs every app's checks on Dispatch timers (wall time, so time asleep
@@ -30,6 +31,9 @@ public actor CheckService: Service {
     private let logger: Logger
     private let journal: CheckJournal
     private let machineID: String
+    /// The machine id as ssvc alone sees it (`AppSpecificID`): phased
+    /// offers hash this one.
+    private let appSpecificID: String
     private let machine: MachineFacts
     /// Told when work ends, to give memory back once the daemon is quiet.
     private let idleMemory: IdleMemoryReleaser?
@@ -80,6 +84,7 @@ public actor CheckService: Service {
         self.logger = logger
         journal = CheckJournal(logger: logger)
         self.machineID = machineID
+        appSpecificID = AppSpecificID.derive(machineID: machineID)
         self.machine = machine
         self.idleMemory = idleMemory
         hooks = configuration.daemon.hooksDirectory.map { HookRunner(directory: $0, environment: environment, logger: logger) }
@@ -87,6 +92,7 @@ public actor CheckService: Service {
 
     public func run() async throws {
         for app in configuration.apps { arm(app.name, atStart: true) }
+        settleOffers()
         writeMetrics()
         ServiceNotifier.shared.notify("READY=1\nSTATUS=\(summary())")
         logger.info("started with \(configuration.apps.count) apps", metadata: ["SSVC_STATE_DIR": "\(configuration.daemon.stateDirectory)"])
@@ -225,6 +231,7 @@ public actor CheckService: Service {
         if next.daemon.metricsFile != configuration.daemon.metricsFile, let old = configuration.daemon.metricsFile { unlink(old) }
         configuration = next
         for app in next.apps { arm(app.name, atStart: true) }
+        settleOffers()
         save()
         metricsDirty = true
         writeMetrics()
@@ -256,18 +263,33 @@ public actor CheckService: Service {
         )
     }
 
-    /// Plans the app's next check and sets its timer (replacing any other).
+    private func rollout(for app: AppConfiguration) -> PhasedRollout.Settings {
+        PhasedRollout.Settings(
+            app: app.name, window: app.phasedRolloutSeconds.map { TimeInterval($0) },
+            pinnedPosition: configuration.daemon.rolloutPosition, machine: appSpecificID
+        )
+    }
+
+    /// Plans the app's next check and sets its timer.
     private func arm(_ name: String, atStart: Bool) {
-        timers.removeValue(forKey: name)?.cancel()
-        guard !stopping, let app = app(named: name) else { return }
-        let plan = planner(for: app).plan(
+        guard !stopping, let app = app(named: name) else {
+            timers.removeValue(forKey: name)?.cancel()
+            return
+        }
+        plans[name] = planner(for: app).plan(
             now: Date(), history: state.apps[name]?.history ?? CheckHistory(), atStart: atStart, jitter: Double.random(in: 0..<1)
         )
-        plans[name] = plan
-        guard let at = plan.at else { return }
+        armTimer(name)
+    }
+
+    /// Sets the app's timer (replacing any other) for its next wake-up:
+    /// the planned check or the pending offer, whichever comes first.
+    private func armTimer(_ name: String) {
+        timers.removeValue(forKey: name)?.cancel()
+        guard !stopping, let plan = plans[name], let wake = Wake.next(check: plan, offer: state.apps[name]?.pending) else { return }
         let generation = (generations[name] ?? 0) + 1
         generations[name] = generation
-        timers[name] = Self.makeTimer(queue: timerQueue, at: at) { [weak self] in
+        timers[name] = Self.makeTimer(queue: timerQueue, at: wake.at) { [weak self] in
             Task { await self?.timerFired(name, generation: generation) }
         }
     }
@@ -288,10 +310,50 @@ public actor CheckService: Service {
         return timer
     }
 
+    /// Makes the offer whose time has come, then checks if the check is
+    /// due too; otherwise only sets the timer again.
     private func timerFired(_ name: String, generation: Int) async {
         guard !stopping, generations[name] == generation else { return }
         timers.removeValue(forKey: name)?.cancel()
-        await runCheck(name, manual: false)
+        let now = Date()
+        makeOffer(name, now: now)
+        // The timer's leeway may wake it a little before the check's time.
+        if let at = plans[name]?.at, at <= now.addingTimeInterval(1) {
+            await runCheck(name, manual: false)
+        } else {
+            armTimer(name)
+        }
+    }
+
+    // MARK: Phased offers
+
+    /// Makes `name`'s pending offer if its time has come: the status flips
+    /// with no fetch, and is reported as a check's result is.
+    private func makeOffer(_ name: String, now: Date) {
+        guard let app = app(named: name), let before = state.apps[name], let offer = before.pending,
+              let after = before.offering(at: now) else { return }
+        state.apps[name] = after
+        report(app, before: before, change: .offer(offer), at: now)
+    }
+
+    /// Settles every pending offer under the configuration in force (at
+    /// start and after a reload: the window or the pin may have changed).
+    /// An offer whose time has now come is made and reported.
+    private func settleOffers() {
+        let now = Date()
+        for app in configuration.apps {
+            guard let before = state.apps[app.name], let offer = before.pending else { continue }
+            let after = before.resettled(rollout(for: app), now: now)
+            guard after != before else { continue }
+            state.apps[app.name] = after
+            armTimer(app.name)
+            if after.pending == nil {
+                report(app, before: before, change: .offer(offer), at: now)
+            } else {
+                save()
+                metricsDirty = true
+            }
+        }
     }
 
     // MARK: Checks
@@ -351,27 +413,58 @@ public actor CheckService: Service {
         // A check cancelled by shutdown is not a failure of the server.
         guard !Task.isCancelled, self.app(named: name) != nil else { return }
 
-        let after = (state.apps[name] ?? AppState()).recording(result.outcome, running: result.running, at: started)
+        let after = (state.apps[name] ?? AppState()).recording(
+            result.outcome, running: result.running, at: started, rollout: rollout(for: app)
+        )
         var notices: [MessageNotice] = []
         if case let .success(evaluation, _, _, _, _) = result.outcome { notices = Self.coalesced(evaluation.messages) }
         state.apps[name] = after
         arm(name, atStart: false)
-        save()
-        metricsDirty = true
-        journal.check(app, state: after, outcome: result.outcome, next: plans[app.name])
-        for notice in notices { journal.notice(app, notice) }
-        runHooks(app, before: before, after: after, notices: notices)
-        if !watchers.isEmpty {
-            let appStatus = status(of: name)?.first
-            publish(ControlEvent(kind: .check, at: RFC3339.format(started), app: appStatus, message: nil))
-            for notice in notices {
-                publish(ControlEvent(kind: .notice, at: RFC3339.format(started), app: appStatus, message: notice.description))
-            }
-        }
-        ServiceNotifier.shared.notify("STATUS=\(summary())")
+        report(app, before: before, change: .check(result.outcome, notices: notices), at: started)
     }
 
     // MARK: Reporting
+
+    /// What changed an app's state.
+    private enum Change {
+        case check(CheckOutcome, notices: [MessageNotice])
+        /// A phased offer's time came: the decision it held is now in force.
+        case offer(PhasedOffer)
+    }
+
+    /// The one way a change leaves the daemon, whether a check or an
+    /// offer made it: the state file, the journal, the hooks, Watch, the
+    /// metrics file (at once, or when the burst of checks ends) and
+    /// systemd's STATUS=. `before` is the state before the change; the
+    /// state in force now is the app's.
+    private func report(_ app: AppConfiguration, before: AppState, change: Change, at time: Date) {
+        let after = state.apps[app.name] ?? AppState()
+        save()
+        metricsDirty = true
+        var notices: [MessageNotice] = []
+        let kind: ControlEvent.Kind
+        switch change {
+        case let .check(outcome, checkNotices):
+            notices = checkNotices
+            kind = .check
+            journal.check(app, state: after, outcome: outcome, next: plans[app.name])
+            for notice in notices { journal.notice(app, notice) }
+        case let .offer(offer):
+            kind = .offer
+            journal.offer(app, state: after, offer: offer, next: plans[app.name])
+        }
+        runHooks(app, before: before, after: after, notices: notices)
+        if !watchers.isEmpty {
+            let appStatus = status(of: app.name)?.first
+            publish(ControlEvent(kind: kind, at: RFC3339.format(time), app: appStatus, message: nil))
+            for notice in notices {
+                publish(ControlEvent(kind: .notice, at: RFC3339.format(time), app: appStatus, message: notice.description))
+            }
+        }
+        ServiceNotifier.shared.notify("STATUS=\(summary())")
+        // A check's burst writes the file once, as its last check ends.
+        if runningChecks == 0 { writeMetrics() }
+    }
 
     /// Notices told one by one from one check; more are told as one.
     static let noticesOneByOne = 5
@@ -416,6 +509,7 @@ public actor CheckService: Service {
                 name: app.name, format: app.format.rawValue, schedule: app.schedule.rawValue, currentVersion: appState.currentVersion,
                 latestVersion: appState.decision?.latestVersion, status: appState.decision?.status ?? .unknown,
                 lastCheck: appState.lastCheck, lastSuccess: appState.lastSuccess, nextCheck: plans[app.name]?.at,
+                pendingVersion: appState.pending?.version, offerAt: appState.pending?.offerAt,
                 consecutiveFailures: appState.consecutiveFailures,
                 stale: appState.isStale(now: now, schedule: app.schedule, signature: app.signature)
             )
@@ -499,12 +593,15 @@ public actor CheckService: Service {
     private func summary() -> String {
         var counts: [UpdateStatus: Int] = [:]
         var failing = 0
+        var phased = 0
         for app in configuration.apps {
             let appState = state.apps[app.name]
             counts[appState?.decision?.status ?? .unknown, default: 0] += 1
             if (appState?.consecutiveFailures ?? 0) > 0 { failing += 1 }
+            if appState?.pending != nil { phased += 1 }
         }
         var parts = UpdateStatus.allCases.compactMap { status in counts[status].map { "\($0) \(status.rawValue)" } }
+        if phased > 0 { parts.append("\(phased) phased") }
         if failing > 0 { parts.append("\(failing) failing") }
         return "\(configuration.apps.count) apps" + (parts.isEmpty ? "" : ": " + parts.joined(separator: ", "))
     }

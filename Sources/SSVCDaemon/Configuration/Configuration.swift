@@ -37,6 +37,9 @@ public struct DaemonSettings: Sendable, Equatable {
     public var metricsFile: String?
     /// Executables run when an app's status changes; nil: none.
     public var hooksDirectory: String?
+    /// This machine's place in every phased rollout, pinned; nil: drawn
+    /// for each version.
+    public var rolloutPosition: Double?
 }
 
 /// Where an app's running version comes from; read again before every check.
@@ -75,6 +78,8 @@ public struct AppConfiguration: Sendable, Equatable {
     public var clientIdentity: ClientIdentity?
     /// Keys its documents must be signed with, and how fresh; nil: unsigned.
     public var signature: SignatureRequirement?
+    /// `phased-rollout-seconds`: the rollout window; nil: the document's.
+    public var phasedRolloutSeconds: Int?
     /// The file it was read from, for messages.
     public var source: String
 }

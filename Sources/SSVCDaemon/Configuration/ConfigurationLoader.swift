@@ -21,6 +21,10 @@ public enum ConfigurationLoader {
         public static let windowSeconds = 0...2_678_400
         /// min-release-age-days and max-signature-age-days: up to 100 years.
         public static let days = 0...36_500
+        /// phased-rollout-seconds: up to 366 days.
+        public static let rolloutSeconds = 0...31_622_400
+        /// rollout-position: a fraction of the window.
+        public static let rolloutPosition = 0.0...1.0
     }
     public static let defaultAppsDirectory = "/etc/ssvc/apps.d"
 
@@ -200,7 +204,8 @@ public enum ConfigurationLoader {
             proxy: ProxyPolicy(environment: environmentProxies, daemon: daemonProxy, daemonNoProxy: daemonNoProxy),
             clientIdentity: try clientIdentity(table, environment: environment),
             metricsFile: try optionalPath(table, "metrics-file", default: runtime + "/ssvc.prom"),
-            hooksDirectory: try optionalPath(table, "hooks-dir", default: "/etc/ssvc/hooks.d")
+            hooksDirectory: try optionalPath(table, "hooks-dir", default: "/etc/ssvc/hooks.d"),
+            rolloutPosition: try table.number("rollout-position", in: Limits.rolloutPosition)
         )
     }
 
@@ -251,7 +256,7 @@ public enum ConfigurationLoader {
         "state-dir", "socket", "apps-dir", "language", "country", "control-group", "timeout-seconds",
         "max-response-bytes", "ca-file", "min-interval-seconds", "first-check-window-seconds", "catch-up-window-seconds",
         "idle-timeout-seconds", "proxy", "no-proxy", "client-certificate", "client-key", "client-key-credential",
-        "metrics-file", "hooks-dir",
+        "metrics-file", "hooks-dir", "rollout-position",
     ]
 
     /// The app keys; ssvcd.toml(5) describes each (a test holds it to that).
@@ -259,7 +264,7 @@ public enum ConfigurationLoader {
         "name", "url", "format", "schedule", "version", "version-file", "version-command", "version-number",
         "version-scheme", "app-id", "language", "country", "properties", "query", "min-release-age-days",
         "proxy", "bearer-token-file", "bearer-token-credential", "headers", "client-certificate", "client-key",
-        "client-key-credential", "public-keys", "signature-url", "max-signature-age-days",
+        "client-key-credential", "public-keys", "signature-url", "max-signature-age-days", "phased-rollout-seconds",
     ]
 
     /// Headers an app may not set: the request's framing, its target, and
@@ -350,6 +355,7 @@ public enum ConfigurationLoader {
             headers: headers,
             clientIdentity: try clientIdentity(reader, environment: environment),
             signature: try signatureRequirement(reader, url: url),
+            phasedRolloutSeconds: try reader.integer("phased-rollout-seconds", in: Limits.rolloutSeconds),
             source: file
         )
     }

@@ -16,12 +16,16 @@ public enum MetricsExposition {
         public var lastCheck: Date?
         public var lastSuccess: Date?
         public var nextCheck: Date?
+        /// A newer version phased in later here, and when.
+        public var pendingVersion: String?
+        public var offerAt: Date?
         public var consecutiveFailures: Int
         public var stale: Bool
 
         public init(
             name: String, format: String, schedule: String, currentVersion: String?, latestVersion: String?, status: UpdateStatus,
-            lastCheck: Date?, lastSuccess: Date?, nextCheck: Date?, consecutiveFailures: Int, stale: Bool
+            lastCheck: Date?, lastSuccess: Date?, nextCheck: Date?, pendingVersion: String? = nil, offerAt: Date? = nil,
+            consecutiveFailures: Int, stale: Bool
         ) {
             self.name = name
             self.format = format
@@ -32,6 +36,8 @@ public enum MetricsExposition {
             self.lastCheck = lastCheck
             self.lastSuccess = lastSuccess
             self.nextCheck = nextCheck
+            self.pendingVersion = pendingVersion
+            self.offerAt = offerAt
             self.consecutiveFailures = consecutiveFailures
             self.stale = stale
         }
@@ -64,6 +70,12 @@ public enum MetricsExposition {
         }
         family("ssvc_update_available", "1 when the server offers a newer version.") { one(flag($0.status == .updateAvailable)) }
         family("ssvc_update_required", "1 when the server no longer supports the running version.") { one(flag($0.status == .updateRequired)) }
+        family("ssvc_update_pending", "1 while a newer version waits for this machine's turn in a phased rollout.") {
+            one(flag($0.pendingVersion != nil))
+        }
+        family("ssvc_update_offer_timestamp_seconds", "When the pending version is offered here (Unix time); absent when none is pending.") {
+            one(seconds($0.pendingVersion == nil ? nil : $0.offerAt))
+        }
         family("ssvc_last_check_timestamp_seconds", "When the last check ran, successful or not (Unix time).") { one(seconds($0.lastCheck)) }
         family("ssvc_last_success_timestamp_seconds", "When the last check succeeded (Unix time).") { one(seconds($0.lastSuccess)) }
         family("ssvc_next_check_timestamp_seconds", "When the next check is due (Unix time); absent when checks are manual only.") {

@@ -1,0 +1,4 @@
+import ArgumentParser
+import SSVCCore
+
+extension Schedule: ExpressibleByArgument {}

@@ -1,0 +1,118 @@
+import Foundation
+import SSVCCore
+import Testing
+
+/// Phased offers with the real daemon on loopback and short windows.
+@Suite("ssvcd: phased offers")
+struct PhasedOfferTests {
+    /// A hook that records the SSVC_ environment of each status change.
+    func recordingHook(in folder: TemporaryFolder) throws -> String {
+        let record = folder.url.appendingPathComponent("status-changed").path
+        try FileManager.default.createDirectory(at: folder.url.appendingPathComponent("hooks.d"), withIntermediateDirectories: true)
+        let hook = try folder.file("hooks.d/10-record", """
+            #!/bin/sh
+            echo "$SSVC_EVENT $SSVC_PREVIOUS_STATUS -> $SSVC_STATUS $SSVC_LATEST_VERSION" >> '\(record)'
+            """)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: hook)
+        return record
+    }
+
+    func metrics(_ path: String) -> String { (try? String(contentsOfFile: path, encoding: .utf8)) ?? "" }
+
+    @Test("pending after the first check, offered about 10 s later with no second request; a restart keeps the offer time")
+    func offeredInItsTurn() throws {
+        let folder = try TemporaryFolder()
+        let record = try recordingHook(in: folder)
+        let prom = folder.url.appendingPathComponent("ssvc.prom").path
+        let server = try VersionServer(scenario: ["body": #"{"SSVCLatestVersionKey":"2.0"}"#])
+        let settings = "rollout-position = 0.5\nhooks-dir = \"hooks.d\"\nmetrics-file = \"\(prom)\""
+        let apps = appTable("app", url: server.url("/a"), extra: "phased-rollout-seconds = 20")
+        var daemon = try DaemonProcess(daemon: settings, apps: apps, folder: folder)
+        #expect(daemon.wait { daemon.app("app")?["lastSuccess"] != nil }, "\(daemon.log)")
+
+        // Pending: the status without 2.0, and what is coming.
+        let pending = try #require(try daemon.statusByApp()["app"])
+        #expect(pending["status"] as? String == "up-to-date", "\(pending)")
+        #expect(pending["pendingVersion"] as? String == "2.0")
+        let offerText = try #require(pending["offerAt"] as? String)
+        let offerAt = try #require(RFC3339.parse(offerText))
+        let lastCheck = try #require(RFC3339.parse(pending["lastCheck"] as? String ?? ""))
+        // No date in the document: T is the first check; p × W = 10 s.
+        #expect(abs(offerAt.timeIntervalSince(lastCheck) - 10) <= 1, "\(offerText) after \(lastCheck)")
+        let status = try Executable.run("ssvcctl", ["--socket", daemon.socketPath, "status"])
+        #expect(status.status == 0)
+        #expect(status.standardOutput.contains("app: 2.0 phased: offered here at "), "\(status.standardOutput)")
+        #expect(metrics(prom).contains("ssvc_update_pending{app=\"app\"} 1"), "\(metrics(prom))")
+        #expect(metrics(prom).contains("ssvc_update_offer_timestamp_seconds{app=\"app\"} \(Int(offerAt.timeIntervalSince1970))"))
+        #expect(daemon.log.contains("app: up to date (1.0); 2.0 phased: offered here at \(offerText)"), "\(daemon.log)")
+
+        // A restart in between keeps the offer time, and checks nothing.
+        #expect(daemon.stop() == 0)
+        daemon = try DaemonProcess(daemon: settings, apps: apps, folder: folder)
+        #expect(daemon.wait { FileManager.default.fileExists(atPath: daemon.socketPath) })
+        #expect(try daemon.statusByApp()["app"]?["offerAt"] as? String == offerText)
+        let watcher = try RawConnection(daemon.socketPath)
+        watcher.call("io.ssvc.Daemon.Watch", extra: #","more":true"#)
+
+        // Offered at its time, by the timer, without a fetch.
+        guard case let .message(reply) = watcher.receive(within: 20) else {
+            Issue.record("no offer event: \(daemon.log)")
+            return
+        }
+        let madeAt = Date()
+        let event = try #require((reply["parameters"] as? [String: Any])?["event"] as? [String: Any])
+        #expect(event["kind"] as? String == "offer", "\(event)")
+        let app = try #require(event["app"] as? [String: Any])
+        #expect(app["status"] as? String == "update-available")
+        #expect(app["latestVersion"] as? String == "2.0")
+        #expect(app["pendingVersion"] == nil)
+        #expect(madeAt >= offerAt && madeAt.timeIntervalSince(offerAt) < 3, "made at \(madeAt), due \(offerAt)")
+        #expect(server.requests().count == 1, "one request in all: \(server.requests())")
+
+        #expect(daemon.wait { (try? String(contentsOfFile: record, encoding: .utf8))?.contains("status-changed up-to-date -> update-available 2.0") == true },
+                "\((try? String(contentsOfFile: record, encoding: .utf8)) ?? "no hook ran")")
+        let entry = daemon.lines(for: "app").first { $0.contains("update available: 1.0 → 2.0 (phased rollout") }
+        #expect(entry?.contains("MESSAGE_ID=\(MessageID.updateAvailable.rawValue)") == true, "\(daemon.log)")
+        #expect(entry?.contains("SSVC_PHASED_OFFER_AT=\(offerText)") == true, "\(entry ?? "")")
+        #expect(daemon.wait { metrics(prom).contains("ssvc_update_pending{app=\"app\"} 0") }, "\(metrics(prom))")
+        #expect(!metrics(prom).contains("ssvc_update_offer_timestamp_seconds{app="))
+        #expect(daemon.app("app")?["pending"] == nil)
+        let after = try Executable.run("ssvcctl", ["--socket", daemon.socketPath, "status", "app"])
+        #expect(after.status == 10, "\(after.standardOutput)")
+        #expect(daemon.stop() == 0)
+    }
+
+    @Test("a required update is offered at once, whatever the window and position")
+    func requiredAtOnce() throws {
+        let server = try VersionServer(scenario: ["body": #"{"SSVCLatestVersionKey":"2.0","SSVCMinimumSupportedVersionNumber":33554432}"#])
+        let daemon = try DaemonProcess(
+            daemon: "rollout-position = 0.9", apps: appTable("app", url: server.url("/a"), extra: "phased-rollout-seconds = 86400")
+        )
+        #expect(daemon.wait { daemon.app("app")?["lastSuccess"] != nil }, "\(daemon.log)")
+        let app = try #require(try daemon.statusByApp()["app"])
+        #expect(app["status"] as? String == "update-required", "\(app)")
+        #expect(app["pendingVersion"] == nil && app["offerAt"] == nil)
+        #expect(daemon.stop() == 0)
+    }
+
+    @Test("the document's SSVCPhasedRolloutInterval is the window when the app sets none, from the document's date")
+    func documentWindow() throws {
+        let announced = Int(Date().timeIntervalSince1970) - 5
+        let body = #"{"SSVCLatestVersionKey":"2.0","SSVCLatestVersionAvailableSince":\#(announced),"SSVCPhasedRolloutInterval":7200}"#
+        let server = try VersionServer(scenario: ["body": body])
+        let daemon = try DaemonProcess(daemon: "rollout-position = 0.5", apps: appTable("app", url: server.url("/a")))
+        #expect(daemon.wait { daemon.app("app")?["lastSuccess"] != nil }, "\(daemon.log)")
+        let app = try #require(try daemon.statusByApp()["app"])
+        #expect(app["status"] as? String == "up-to-date", "\(app)")
+        #expect(app["pendingVersion"] as? String == "2.0")
+        #expect(app["offerAt"] as? String == RFC3339.format(Date(timeIntervalSince1970: TimeInterval(announced + 3_600))))
+        // The app's own 0 turns phasing off for this document.
+        #expect(daemon.stop() == 0)
+        let config = try String(contentsOfFile: daemon.configPath, encoding: .utf8)
+            .replacingOccurrences(of: "version = \"1.0\"", with: "version = \"1.0\"\nphased-rollout-seconds = 0")
+        let again = try DaemonProcess(folder: daemon.folder, config: config, daemon: "", apps: "", arguments: [], environment: [:])
+        #expect(again.wait { FileManager.default.fileExists(atPath: again.socketPath) })
+        #expect(again.wait { (try? again.statusByApp()["app"]?["status"] as? String) == "update-available" }, "\(again.log)")
+        #expect(again.stop() == 0)
+    }
+}
