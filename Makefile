@@ -8,7 +8,8 @@ APT_NEEDS  := libsystemd-dev libsodium-dev pkg-config scdoc
 # What the tests run besides the build: command → the Debian package that has it.
 TEST_NEEDS := openssl:openssl /usr/bin/python3:python3 /lib/systemd/systemd-journald:systemd journalctl:systemd \
   systemd-nspawn:systemd-container debootstrap:debootstrap nsenter:util-linux tinyproxy:tinyproxy \
-  minisign:minisign prometheus-node-exporter:prometheus-node-exporter mandoc:mandoc lintian:lintian
+  minisign:minisign prometheus-node-exporter:prometheus-node-exporter prometheus:prometheus promtool:prometheus \
+  mandoc:mandoc lintian:lintian
 # The booted-system suite's Debian trees (debootstrap), kept between runs.
 SSVC_TREES ?= /var/tmp/ssvc-trees
 # What the benchmark compares ssvcd with.
@@ -145,6 +146,7 @@ install: man $(if $(NO_BUILD),,binaries)
 	install -d -m 755 $(DESTDIR)/etc/ssvc/hooks.d
 	install -D -m 755 packaging/update-motd.d/85-ssvc $(DESTDIR)/etc/update-motd.d/85-ssvc
 	install -D -m 644 etc/apps.d/example.toml $(DESTDIR)$(DOC_DIR)/examples/apps.d/example.toml
+	install -D -m 644 etc/prometheus/ssvc.rules.yml $(DESTDIR)$(PREFIX)/share/ssvc/prometheus/ssvc.rules.yml
 	install -d -m 755 $(DESTDIR)$(DOC_DIR)/docs
 	gzip -9n < README.md > $(DESTDIR)$(DOC_DIR)/README.md.gz
 	for doc in docs/*.md; do gzip -9n < $$doc > $(DESTDIR)$(DOC_DIR)/$$doc.gz; done

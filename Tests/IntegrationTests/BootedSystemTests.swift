@@ -35,6 +35,7 @@ struct BootedSystemTests {
         try day.activateThroughSocket()
         try day.checkAndJournal()
         try day.integrations()
+        try day.journalShipping()
         try day.reloads()
         try day.unprivilegedUser()
         if suite == "trixie" { try day.varlinkctl() }
@@ -303,6 +304,41 @@ struct OperatorsDay {
         #expect(try wait { try !journal("SSVC_HOOK=10-note MESSAGE_ID=\(MessageID.hookFailed.rawValue)").isEmpty }, "touching /etc fails the hook")
         #expect(try sh("test -e /etc/ssvc/hooked").status != 0, "a hook may not write /etc")
         try sh("rm /etc/ssvc/hooks.d/10-note /etc/ssvc/apps.d/hooked.toml && systemctl reload ssvcd.service")
+    }
+
+    /// The journal shipped as README, "A fleet" says: systemd-journal-upload
+    /// to a systemd-journal-remote collector (here on the same machine's
+    /// loopback, over plain HTTP). The collector's files hold ssvcd's
+    /// entries with their MESSAGE_ID and every SSVC_ field, and journalctl
+    /// there explains them from the catalog.
+    func journalShipping() throws {
+        let collected = "/var/log/journal/remote"
+        let started = try sh("""
+            mkdir -p \(collected)
+            systemd-run --unit=ssvc-collector /lib/systemd/systemd-journal-remote --listen-http=19532 --output=\(collected)/
+            printf '[Upload]\\nURL=http://127.0.0.1:19532\\n' > /etc/systemd/journal-upload.conf
+            sleep 1
+            systemctl start systemd-journal-upload.service
+            """)
+        try #require(started.status == 0, "\(started.standardOutput) \(started.standardError)")
+        let id = MessageID.updateAvailable.rawValue
+        let local = try #require(try journal("SSVC_APP=billing MESSAGE_ID=\(id)").last, "no local entry to ship")
+        var shipped: [String: Any]?
+        #expect(try wait(30) {
+            let result = try sh("journalctl -D \(collected) -o json --no-pager SYSLOG_IDENTIFIER=ssvcd SSVC_APP=billing MESSAGE_ID=\(id)")
+            shipped = result.standardOutput.split(separator: "\n").compactMap {
+                try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+            }.last
+            return shipped != nil
+        }, "ssvcd's entry at the collector: \((try? output("ls -l \(collected); systemctl status systemd-journal-upload ssvc-collector --no-pager")) ?? "")")
+        let fields = local.keys.filter { $0.hasPrefix("SSVC_") }
+        #expect(fields.count >= 7, "\(fields)")
+        for field in fields + ["MESSAGE_ID", "MESSAGE", "PRIORITY"] {
+            #expect(shipped?[field] as? String == local[field] as? String, "\(field) at the collector")
+        }
+        let explained = try output("journalctl -x -D \(collected) --no-pager MESSAGE_ID=\(id)")
+        #expect(explained.contains("Subject: An update is available for billing"), "\(explained)")
+        try sh("systemctl stop systemd-journal-upload.service ssvc-collector.service")
     }
 
     /// A document minisign signed is verified by the sandboxed daemon (libsodium

@@ -26,11 +26,15 @@ struct SystemdUnitTests {
         for path in [
             "usr/bin/ssvcd", "usr/bin/ssvcctl", "usr/lib/systemd/system/ssvcd.service", "usr/lib/systemd/system/ssvcd.socket",
             "usr/lib/systemd/catalog/ssvcd.catalog", "etc/ssvc/ssvcd.toml", "usr/share/doc/ssvc/README.md.gz",
-            "usr/share/doc/ssvc/examples/apps.d/example.toml",
+            "usr/share/doc/ssvc/examples/apps.d/example.toml", "usr/share/ssvc/prometheus/ssvc.rules.yml",
         ] {
             #expect(FileManager.default.fileExists(atPath: root.url.appendingPathComponent(path).path), "\(path) missing")
         }
         #expect(FileManager.default.isExecutableFile(atPath: root.url.appendingPathComponent("usr/bin/ssvcd").path))
+        #expect(FileManager.default.contentsEqual(
+            atPath: root.url.appendingPathComponent("usr/share/ssvc/prometheus/ssvc.rules.yml").path,
+            andPath: Self.repository.appendingPathComponent("etc/prometheus/ssvc.rules.yml").path
+        ), "the rules file is installed as it is in the tree")
         let local = try install(prefix: "/usr/local")
         let unit = try String(contentsOf: local.url.appendingPathComponent("usr/lib/systemd/system/ssvcd.service"), encoding: .utf8)
         #expect(unit.contains("ExecStart=/usr/local/bin/ssvcd\n"))

@@ -134,7 +134,7 @@ final class BootedSystem {
     }
 
     /// Bumped whenever `make-tree` changes what a tree holds.
-    static let treeRevision = 2
+    static let treeRevision = 3
 
     /// A folder named `name` in each cgroup hierarchy nspawn uses (the
     /// unified one, and systemd's named v1 one on a hybrid host), under the
