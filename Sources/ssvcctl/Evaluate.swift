@@ -25,7 +25,12 @@ struct Evaluate: ParsableCommand {
     var response: String
 
     @Option(name: .customLong("version"), help: ArgumentHelp("The running version key.", valueName: "key"))
-    var versionKey: String
+    var versionKey: String?
+
+    @Option(help: ArgumentHelp(
+        "Read the running version from dpkg's database: the installed version of this Debian package (instead of --version).",
+        valueName: "name"))
+    var versionPackage: String?
 
     @Option(help: ArgumentHelp("The running version number (default: packed from the key where it fits).", valueName: "n"))
     var versionNumber: UInt64?
@@ -40,6 +45,27 @@ struct Evaluate: ParsableCommand {
 
     @Option(help: ArgumentHelp("itunes: offer a version only this many days after its release.", valueName: "days"))
     var minReleaseAgeDays: UInt?
+
+    @Flag(help: "github: consider prereleases too.")
+    var includePrereleases = false
+
+    @Option(help: ArgumentHelp("github: removed from the front of each tag (default: v).", valueName: "prefix"))
+    var tagPrefix: String?
+
+    @Option(help: ArgumentHelp("github: a regular expression whose first capture group is the version; other tags are skipped.", valueName: "regex"))
+    var tagPattern: String?
+
+    @Option(help: ArgumentHelp("json: the JSON Pointer to the version, such as /info/version.", valueName: "pointer"))
+    var versionPointer: String?
+
+    @Option(help: ArgumentHelp("json: the JSON Pointer to its release time (RFC 3339 or Unix seconds).", valueName: "pointer"))
+    var datePointer: String?
+
+    @Option(help: ArgumentHelp("json: the JSON Pointer to the minimum supported version.", valueName: "pointer"))
+    var minimumVersionPointer: String?
+
+    @Option(help: ArgumentHelp("json: the JSON Pointer to the target URL.", valueName: "pointer"))
+    var urlPointer: String?
 
     @Option(help: ArgumentHelp("Language code (default: from LC_ALL, LC_MESSAGES, LANG; else en).", valueName: "ll"))
     var language: String?
@@ -84,13 +110,36 @@ struct Evaluate: ParsableCommand {
     @Flag(help: "Print one JSON object instead of text.")
     var json = false
 
-    private var scheme: VersionScheme { versionScheme ?? format.defaultVersionScheme }
+    private var scheme: VersionScheme { versionScheme ?? (versionPackage != nil ? .debian : format.defaultVersionScheme) }
 
     func validate() throws {
-        do {
-            try scheme.validate(versionKey)
-        } catch {
-            throw ValidationError("--version: \(error)")
+        switch (versionKey, versionPackage) {
+        case (nil, nil): throw ValidationError("--version or --version-package is needed: the running version")
+        case (_?, _?): throw ValidationError("give only one of --version and --version-package")
+        case let (key?, nil):
+            do {
+                try scheme.validate(key)
+            } catch {
+                throw ValidationError("--version: \(error)")
+            }
+        case (nil, _?): break
+        }
+        if format != .github {
+            for (set, name) in [(includePrereleases, "--include-prereleases"), (tagPrefix != nil, "--tag-prefix"), (tagPattern != nil, "--tag-pattern")] where set {
+                throw ValidationError("\(name) applies to --format github only")
+            }
+        }
+        if let tagPattern, (try? Regex(tagPattern)) == nil {
+            throw ValidationError("--tag-pattern '\(tagPattern)' is not a regular expression")
+        }
+        let pointers = [("--version-pointer", versionPointer), ("--date-pointer", datePointer),
+                        ("--minimum-version-pointer", minimumVersionPointer), ("--url-pointer", urlPointer)]
+        for case let (name, text?) in pointers {
+            guard format == .json else { throw ValidationError("\(name) applies to --format json only") }
+            do { _ = try JSONPointer(parsing: text) } catch { throw ValidationError("\(name): \(error)") }
+        }
+        if format == .json && versionPointer == nil {
+            throw ValidationError("--version-pointer is needed for --format json, such as /info/version")
         }
         for item in property where Self.keyAndValue(item) == nil {
             throw ValidationError("--property '\(item)': expected KEY=VALUE (the value may be empty)")
@@ -124,7 +173,7 @@ struct Evaluate: ParsableCommand {
     }
 
     func run() throws {
-        let context = makeContext()
+        let context = makeContext(running: try runningKey())
         let body: [UInt8]
         do {
             body = try BoundedReader.read(path: response, limit: maxResponseBytes, specialFiles: true)
@@ -185,7 +234,34 @@ struct Evaluate: ParsableCommand {
         throw ExitStatus.failure
     }
 
-    private func makeContext() -> EvaluationContext {
+    /// --version, or the version dpkg's database holds for --version-package.
+    private func runningKey() throws -> String {
+        guard let versionPackage else { return versionKey ?? "" }
+        let database = DpkgDatabase.statusPath(environment: ProcessEnvironment.variables())
+        do {
+            let key = try DpkgDatabase.shared.installedVersion(of: versionPackage, path: database)
+            try scheme.validate(key)
+            return key
+        } catch {
+            StandardError.writeLine("ssvcctl: --version-package: \(error)")
+            throw ExitStatus.failure
+        }
+    }
+
+    /// `github`'s and `json`'s settings from the options; validated already.
+    private var formatSettings: FormatSettings {
+        let pointer = { (text: String?) in text.flatMap { try? JSONPointer(parsing: $0) } }
+        return FormatSettings(
+            github: GitHubReleases.Settings(includePrereleases: includePrereleases, tagPrefix: tagPrefix ?? "v", tagPattern: tagPattern),
+            pointers: pointer(versionPointer).map {
+                PointerDocument.Settings(
+                    version: $0, date: pointer(datePointer), minimumVersion: pointer(minimumVersionPointer), url: pointer(urlPointer)
+                )
+            }
+        )
+    }
+
+    private func makeContext(running key: String) -> EvaluationContext {
         var locale = LocaleSettings.fromEnvironment(ProcessEnvironment.variables())
         if let language { locale.language = language }
         if let country { locale.country = country }
@@ -194,13 +270,13 @@ struct Evaluate: ParsableCommand {
             properties[key] = value
         }
         return EvaluationContext(
-            running: RunningVersion(key: versionKey, configuredNumber: versionNumber, scheme: scheme),
+            running: RunningVersion(key: key, configuredNumber: versionNumber, scheme: scheme),
             appID: appId ?? "",
             locale: locale,
             machine: MachineFactsReader.gather(),
             properties: properties,
             now: now.flatMap(RFC3339.parse) ?? Date(),
-            minimumReleaseAgeDays: minReleaseAgeDays
+            minimumReleaseAgeDays: minReleaseAgeDays, formatSettings: formatSettings
         )
     }
 

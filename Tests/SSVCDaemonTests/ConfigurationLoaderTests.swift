@@ -114,6 +114,15 @@ struct ConfigurationLoaderTests {
         ("[daemon]\nmin-interval-seconds = 9223372036854775807\n", "ssvcd.toml: daemon.min-interval-seconds: ", "must be from 0 to 2678400, found 9223372036854775807"),
         ("[daemon]\nidle-timeout-seconds = 9223372036854775807\n", "ssvcd.toml: daemon.idle-timeout-seconds: ", "must be from 1 to 86400"),
         ("[daemon]\nfirst-check-window-seconds = -1\n", "ssvcd.toml: daemon.first-check-window-seconds: ", "must be from 0 to 2678400, found -1"),
+        ("[[app]]\nname = \"a\"\nurl = \"https://x/y\"\nversion-package = \"Bad_Name\"\n", "ssvcd.toml: app.version-package: ", "'Bad_Name' is not a Debian package name"),
+        ("[[app]]\nname = \"a\"\nurl = \"https://x/y\"\nversion = \"1\"\nversion-package = \"a1\"\n", "ssvcd.toml: app.version: ", "set only one of version, version-file, version-command, version-package"),
+        ("[[app]]\nname = \"a\"\nurl = \"https://x/y\"\nversion = \"1\"\ntag-prefix = \"v\"\n", "ssvcd.toml: app.tag-prefix: ", "applies to format github only"),
+        ("[[app]]\nname = \"a\"\nurl = \"https://x/y\"\nversion = \"1\"\nformat = \"github\"\nversion-pointer = \"/v\"\n", "ssvcd.toml: app.version-pointer: ", "applies to format json only"),
+        ("[[app]]\nname = \"a\"\nurl = \"https://x/y\"\nversion = \"1\"\nformat = \"json\"\n", "ssvcd.toml: app.version-pointer: ", "missing: format json needs it"),
+        ("[[app]]\nname = \"a\"\nurl = \"https://x/y\"\nversion = \"1\"\nformat = \"json\"\nversion-pointer = \"info/version\"\n", "ssvcd.toml: app.version-pointer: ", "must be empty or start with '/'"),
+        ("[[app]]\nname = \"a\"\nurl = \"https://x/y\"\nversion = \"1\"\nformat = \"github\"\ntag-pattern = \"v(\"\n", "ssvcd.toml: app.tag-pattern: ", "is not a regular expression"),
+        ("[[app]]\nname = \"a\"\nurl = \"https://x/y\"\nversion = \"1\"\nformat = \"github\"\ntag-pattern = \"^v.+$\"\n", "ssvcd.toml: app.tag-pattern: ", "needs a capture group"),
+        ("[[app]]\nname = \"a\"\nurl = \"https://x/y\"\nversion = \"1\"\nformat = \"github\"\ninclude-prereleases = \"yes\"\n", "ssvcd.toml: app.include-prereleases: ", "expected true or false, found string"),
         ("[daemon]\nrollout-position = 1.5\n", "ssvcd.toml: daemon.rollout-position: ", "must be from 0 to 1, found 1.5"),
         ("[daemon]\nrollout-position = nan\n", "ssvcd.toml: daemon.rollout-position: ", "must be from 0 to 1, found nan"),
         ("[daemon]\nrollout-position = \"half\"\n", "ssvcd.toml: daemon.rollout-position: ", "expected a number, found string"),
@@ -242,7 +251,7 @@ struct ConfigurationLoaderTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = try write("apps.d/broken.toml", "url = \"https://x/y\"\nversion = \"1\"\nformat = \"xml\"\n")
         let error = #expect(throws: ConfigurationError.self) { try load("[daemon]\napps-dir = \"apps.d\"\n") }
-        #expect(error?.description == "\(path): format: expected one of ssvc, turkcell, itunes, found 'xml' (line 3)")
+        #expect(error?.description == "\(path): format: expected one of ssvc, turkcell, itunes, github, json, found 'xml' (line 3)")
     }
 
     @Test("a main file named on the command line must exist; the default one may be absent")
@@ -324,7 +333,7 @@ struct ShippedExampleTests {
         try main.write(toFile: path, atomically: true, encoding: .utf8)
         let configuration = try ConfigurationLoader.load(.init(mainFile: path), environment: [:])
         #expect(configuration.apps.map(\.name) == ["example"])
-        #expect(configuration.apps.first?.version == .command(["dpkg-query", "--show", "--showformat=${Version}", "example"]))
+        #expect(configuration.apps.first?.version == .package("example", database: "/var/lib/dpkg/status"))
         #expect(configuration.apps.first?.versionScheme == .debian)
     }
 }

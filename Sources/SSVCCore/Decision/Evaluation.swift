@@ -13,11 +13,13 @@ public struct EvaluationContext: Sendable {
     public var messageRecords: [String: MessageDisplayRecord]
     /// App Store versions younger than this are not offered yet.
     public var minimumReleaseAgeDays: UInt?
+    /// `github`'s tag rules and `json`'s pointers.
+    public var formatSettings: FormatSettings
 
     public init(
         running: RunningVersion, appID: String, locale: LocaleSettings, machine: MachineFacts = MachineFacts(),
         properties: [String: String] = [:], now: Date, messageRecords: [String: MessageDisplayRecord] = [:],
-        minimumReleaseAgeDays: UInt? = nil
+        minimumReleaseAgeDays: UInt? = nil, formatSettings: FormatSettings = FormatSettings()
     ) {
         self.running = running
         self.appID = appID
@@ -27,6 +29,7 @@ public struct EvaluationContext: Sendable {
         self.now = now
         self.messageRecords = messageRecords
         self.minimumReleaseAgeDays = minimumReleaseAgeDays
+        self.formatSettings = formatSettings
     }
 }
 

@@ -21,6 +21,11 @@ extension ResponseFormat {
             )
         case .itunes:
             return Evaluation(decision: try ITunesLookup(parsing: body).decide(for: context), messages: [])
+        case .github:
+            return Evaluation(decision: try GitHubReleases(parsing: body).decide(for: context), messages: [])
+        case .json:
+            guard let pointers = context.formatSettings.pointers else { throw .rejected("format json needs version-pointer") }
+            return Evaluation(decision: try PointerDocument(parsing: body, settings: pointers).decide(for: context), messages: [])
         }
     }
 
@@ -35,8 +40,24 @@ extension ResponseFormat {
             return PercentEncoding.appendingQuery(
                 to: base, [("appPackageName", context.appID), ("deviceOsName", "linux")] + extraQuery
             )
-        case .itunes:
+        case .itunes, .json:
             return PercentEncoding.appendingQuery(to: base, extraQuery)
+        case .github:
+            // A page holds 30 releases unless asked for more: a monorepo's
+            // product may be further down than that.
+            let query = base.split(separator: "#", maxSplits: 1).first.flatMap { $0.split(separator: "?", maxSplits: 1).dropFirst().first } ?? ""
+            let asked = query.split(separator: "&").contains { $0.hasPrefix("per_page=") } || extraQuery.contains { $0.name == "per_page" }
+            return PercentEncoding.appendingQuery(to: base, (asked ? [] : [("per_page", "100")]) + extraQuery)
+        }
+    }
+
+    /// The headers a request of this format sends besides `User-Agent`
+    /// (an app's `headers` replace them): GitHub's media type and API
+    /// version, JSON for the others.
+    public var requestHeaders: [(name: String, value: String)] {
+        switch self {
+        case .github: [("Accept", "application/vnd.github+json"), ("X-GitHub-Api-Version", "2022-11-28")]
+        case .ssvc, .turkcell, .itunes, .json: [("Accept", "application/json")]
         }
     }
 }

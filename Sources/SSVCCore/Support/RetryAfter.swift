@@ -18,6 +18,14 @@ public enum RetryAfter {
         return min(max(date, now), now.addingTimeInterval(SchedulePlanner.maximumRetryAfter))
     }
 
+    /// `X-RateLimit-Reset` (GitHub's): the Unix second the limit resets,
+    /// within the same bounds as `parse`; nil when unreadable.
+    public static func rateLimitReset(_ value: String, now: Date) -> Date? {
+        let text = value.trimmingSpaces
+        guard !text.isEmpty, text.utf8.count <= 12, text.utf8.allSatisfy(DigitRun.isDigit), let seconds = Double(text) else { return nil }
+        return min(max(Date(timeIntervalSince1970: seconds), now), now.addingTimeInterval(SchedulePlanner.maximumRetryAfter))
+    }
+
     /// IMF-fixdate, the form servers must send: `Sun, 06 Nov 1994 08:49:37 GMT`.
     static func httpDate(_ text: String) -> Date? {
         let parts = text.split(separator: " ")

@@ -37,7 +37,7 @@ struct CheckAttempt: Sendable {
             running: running, appID: app.appID,
             locale: LocaleSettings(language: app.language ?? settings.language, country: app.country ?? settings.country),
             machine: machine, properties: app.properties, now: now, messageRecords: messageRecords,
-            minimumReleaseAgeDays: app.minReleaseAgeDays
+            minimumReleaseAgeDays: app.minReleaseAgeDays, formatSettings: app.formatSettings
         )
         let url = app.format.requestURL(base: app.url, context: context, extraQuery: app.query.map { ($0.name, $0.value) })
         let body: [UInt8]

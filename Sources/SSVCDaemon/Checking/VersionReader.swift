@@ -48,6 +48,12 @@ public enum VersionReader {
                 throw Failure(description: "version-command \(argv[0]) printed nothing")
             }
             return line
+        case let .package(name, database):
+            do {
+                return try DpkgDatabase.shared.installedVersion(of: name, path: database)
+            } catch {
+                throw Failure(description: "version-package: \(error)")
+            }
         }
     }
 

@@ -49,6 +49,8 @@ public enum VersionSource: Sendable, Equatable {
     case file(String)
     /// The first line of a command's standard output (argv, no shell; 5 s limit).
     case command([String])
+    /// A Debian package's installed version, from dpkg's database at `database`.
+    case package(String, database: String)
 }
 
 /// One `[[app]]` table or apps-directory file.
@@ -80,6 +82,8 @@ public struct AppConfiguration: Sendable, Equatable {
     public var signature: SignatureRequirement?
     /// `phased-rollout-seconds`: the rollout window; nil: the document's.
     public var phasedRolloutSeconds: Int?
+    /// `github`'s tag rules and `json`'s pointers.
+    public var formatSettings: FormatSettings
     /// The file it was read from, for messages.
     public var source: String
 }
@@ -125,6 +129,7 @@ extension VersionSource {
         case let .fixed(key): "version \(key)"
         case let .file(path): "version-file \(path)"
         case let .command(argv): "version-command \(argv.first ?? "")"
+        case let .package(name, _): "version-package \(name)"
         }
     }
 }

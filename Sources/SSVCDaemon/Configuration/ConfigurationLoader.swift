@@ -265,6 +265,8 @@ public enum ConfigurationLoader {
         "version-scheme", "app-id", "language", "country", "properties", "query", "min-release-age-days",
         "proxy", "bearer-token-file", "bearer-token-credential", "headers", "client-certificate", "client-key",
         "client-key-credential", "public-keys", "signature-url", "max-signature-age-days", "phased-rollout-seconds",
+        "version-package", "include-prereleases", "tag-prefix", "tag-pattern", "version-pointer", "date-pointer",
+        "minimum-version-pointer", "url-pointer",
     ]
 
     /// Headers an app may not set: the request's framing, its target, and
@@ -289,16 +291,21 @@ public enum ConfigurationLoader {
             try reader.string("version").map(VersionSource.fixed),
             try reader.path("version-file").map(VersionSource.file),
             try reader.stringArray("version-command").map(VersionSource.command),
+            try reader.string("version-package").map { VersionSource.package($0, database: DpkgDatabase.statusPath(environment: environment)) },
         ].compactMap { $0 }
         guard sources.count == 1 else {
             throw reader.error("version", sources.isEmpty
-                ? "missing: set one of version, version-file, version-command"
-                : "set only one of version, version-file, version-command")
+                ? "missing: set one of version, version-file, version-command, version-package"
+                : "set only one of version, version-file, version-command, version-package")
+        }
+        if case let .package(name, _) = sources[0], !isPackageName(name) {
+            throw reader.error("version-package", "'\(name)' is not a Debian package name (lower-case letters, digits, '+', '-', '.', and an optional ':architecture')")
         }
         if case let .command(argv) = sources[0], argv.isEmpty || argv[0].isEmpty {
             throw reader.error("version-command", "needs at least the program")
         }
-        let scheme = try reader.choice("version-scheme", VersionScheme.self) ?? format.defaultVersionScheme
+        let packaged = if case .package = sources[0] { true } else { false }
+        let scheme = try reader.choice("version-scheme", VersionScheme.self) ?? (packaged ? .debian : format.defaultVersionScheme)
         if case let .fixed(key) = sources[0] {
             if let problem = DisplayText.versionProblem(key) { throw reader.error("version", "not a version string: \(problem)") }
             do { try scheme.validate(key) } catch { throw reader.error("version", error.description) }
@@ -356,8 +363,61 @@ public enum ConfigurationLoader {
             clientIdentity: try clientIdentity(reader, environment: environment),
             signature: try signatureRequirement(reader, url: url),
             phasedRolloutSeconds: try reader.integer("phased-rollout-seconds", in: Limits.rolloutSeconds),
+            formatSettings: try formatSettings(reader, format: format),
             source: file
         )
+    }
+
+    /// Debian policy's package names, with an optional `:architecture`.
+    static func isPackageName(_ text: String) -> Bool {
+        let parts = text.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
+        let name = Array(parts[0].utf8)
+        func lowerOrDigit(_ byte: UInt8) -> Bool { (0x61...0x7A).contains(byte) || (0x30...0x39).contains(byte) }
+        guard name.count >= 2, lowerOrDigit(name[0]), name.allSatisfy({ lowerOrDigit($0) || $0 == 0x2B || $0 == 0x2D || $0 == 0x2E }) else { return false }
+        return parts.count == 1 || (!parts[1].isEmpty && parts[1].utf8.allSatisfy { lowerOrDigit($0) || $0 == 0x2D })
+    }
+
+    /// The keys of formats `github` and `json`, refused on any other format.
+    static func formatSettings(_ reader: TableReader, format: ResponseFormat) throws(ConfigurationError) -> FormatSettings {
+        let githubKeys = ["include-prereleases", "tag-prefix", "tag-pattern"]
+        let jsonKeys = ["version-pointer", "date-pointer", "minimum-version-pointer", "url-pointer"]
+        for (keys, owner) in [(githubKeys, ResponseFormat.github), (jsonKeys, .json)] where format != owner {
+            for key in keys where reader.table[key] != nil {
+                throw reader.error(key, "applies to format \(owner.rawValue) only")
+            }
+        }
+        var settings = FormatSettings()
+        if format == .github {
+            settings.github.includePrereleases = try reader.bool("include-prereleases") ?? false
+            settings.github.tagPrefix = try reader.string("tag-prefix") ?? "v"
+            if let pattern = try reader.string("tag-pattern") {
+                do {
+                    _ = try Regex(pattern)
+                } catch {
+                    throw reader.error("tag-pattern", "'\(pattern)' is not a regular expression: \(error)")
+                }
+                guard pattern.contains(where: { $0 == "(" }) else { throw reader.error("tag-pattern", "'\(pattern)' needs a capture group for the version") }
+                settings.github.tagPattern = pattern
+            }
+        }
+        if format == .json {
+            func pointer(_ key: String) throws(ConfigurationError) -> JSONPointer? {
+                guard let text = try reader.string(key) else { return nil }
+                do {
+                    return try JSONPointer(parsing: text)
+                } catch {
+                    throw reader.error(key, error.description)
+                }
+            }
+            guard let version = try pointer("version-pointer") else {
+                throw reader.error("version-pointer", "missing: format json needs it (such as \"/info/version\")")
+            }
+            settings.pointers = PointerDocument.Settings(
+                version: version, date: try pointer("date-pointer"), minimumVersion: try pointer("minimum-version-pointer"),
+                url: try pointer("url-pointer")
+            )
+        }
+        return settings
     }
 
     /// `public-keys`, `signature-url` and `max-signature-age-days`: nil

@@ -40,6 +40,12 @@ struct TableReader {
         return text
     }
 
+    func bool(_ member: String) throws(ConfigurationError) -> Bool? {
+        guard let value = table[member] else { return nil }
+        guard let flag = value.bool else { throw mismatch(member, "true or false", value) }
+        return flag
+    }
+
     /// A path; relative ones are taken from the configuration file's folder.
     func path(_ member: String) throws(ConfigurationError) -> String? {
         guard let text = try string(member) else { return nil }

@@ -21,7 +21,11 @@ extension AppConfiguration {
     public func fetchOptions(_ daemon: DaemonSettings) -> FetchOptions {
         var policy = daemon.proxy
         policy.app = proxy
-        return FetchOptions(proxy: policy, headers: headers, bearerToken: bearerToken, clientIdentity: clientIdentity ?? daemon.clientIdentity)
+        // The format's headers first: the app's own replace them.
+        let formatHeaders = format.requestHeaders.map { RequestHeader(name: $0.name, value: $0.value) }
+        return FetchOptions(
+            proxy: policy, headers: formatHeaders + headers, bearerToken: bearerToken, clientIdentity: clientIdentity ?? daemon.clientIdentity
+        )
     }
 
     /// The proxy its configured URL goes through, as the status shows it

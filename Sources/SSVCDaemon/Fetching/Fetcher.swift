@@ -192,6 +192,7 @@ public final class Fetcher: Sendable {
             let reply = try await exchange(
                 current, target: target, headers: headers, proxy: proxy, identity: options.clientIdentity, deadline: deadline, limit: limit
             )
+            let rateLimited = reply.headers.first(name: "X-RateLimit-Remaining")?.trimming(" \t") == "0"
             switch reply.status.code {
             case 200:
                 return .body(reply.body, etag: reply.headers.first(name: "ETag"))
@@ -212,6 +213,14 @@ public final class Fetcher: Sendable {
                 current = next
             case 407 where proxy != nil:
                 throw FetchError("proxy \(proxy!) refused the request: HTTP 407 Proxy Authentication Required (check the user and password in its URL)")
+            case 403 where rateLimited, 429 where rateLimited:
+                // GitHub's rate limit: its reset time is the Retry-After.
+                let reset = reply.headers.first(name: "X-RateLimit-Reset").flatMap { RetryAfter.rateLimitReset($0, now: Date()) }
+                let retryAfter = reply.headers.first(name: "Retry-After").flatMap { RetryAfter.parse($0, now: Date()) } ?? reset
+                let until = retryAfter.map { " until \(RFC3339.format($0))" } ?? ""
+                throw FetchError(
+                    "HTTP \(reply.status.code) \(reply.status.reasonPhrase): rate limit exhausted\(until)\(Self.through(proxy))", retryAfter: retryAfter
+                )
             case 429, 503:
                 let retryAfter = reply.headers.first(name: "Retry-After").flatMap { RetryAfter.parse($0, now: Date()) }
                 throw FetchError("HTTP \(reply.status.code) \(reply.status.reasonPhrase)\(Self.through(proxy))", retryAfter: retryAfter)

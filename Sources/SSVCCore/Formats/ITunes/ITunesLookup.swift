@@ -62,18 +62,7 @@ public struct ITunesLookup: Sendable, Equatable {
         } catch {
             throw .invalid(DocumentError(path: "results[0].version", problem: error.description))
         }
-        if context.running.key.isEmpty {
-            decision.updateAvailable = true
-            decision.notes.append("the running version is unknown")
-        } else {
-            do {
-                let order = try scheme.compare(context.running.key, version)
-                decision.updateAvailable = order == .older
-                decision.ahead = order == .newer
-            } catch {
-                throw .runningVersion(error)
-            }
-        }
+        try decision.compare(context.running, with: version)
         if let days = context.minimumReleaseAgeDays, decision.updateAvailable {
             if let releaseDate {
                 let ready = releaseDate.addingTimeInterval(TimeInterval(days) * 86_400)
