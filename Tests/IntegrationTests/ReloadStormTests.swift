@@ -6,6 +6,24 @@ import Testing
 /// changes under them.
 @Suite("ssvcd: reloads one at a time")
 struct ReloadStormTests {
+    @Test("reloads more often than the first-check window do not put first checks off (found by ssvc-bench soak)")
+    func reloadsKeepPlans() throws {
+        let server = try VersionServer(scenario: ["body": goodBody])
+        let apps = (1...6).map { appTable("app-\($0)", url: server.url("/a\($0)")) }.joined(separator: "\n")
+        let daemon = try DaemonProcess(daemon: "first-check-window-seconds = 3", apps: apps)
+        #expect(daemon.wait { FileManager.default.fileExists(atPath: daemon.socketPath) })
+        // A reload every 0.25 s for 6 s: each app keeps the first-check
+        // time planned at start, within 3 s of it.
+        let started = Date()
+        while Date().timeIntervalSince(started) < 6 {
+            kill(daemon.process.pid, SIGHUP)
+            Thread.sleep(forTimeInterval: 0.25)
+        }
+        let checked = (1...6).filter { daemon.app("app-\($0)")?["lastCheck"] != nil }
+        #expect(checked.count == 6, "checked: \(checked) \(daemon.log)")
+        #expect(daemon.stop() == 0)
+    }
+
     @Test("50 SIGHUPs and 50 Reload calls during slow checks: ssvcd answers, checks, and ends on the last configuration")
     func storm() throws {
         let server = try VersionServer(scenario: ["body": goodBody, "delay": 2])

@@ -224,16 +224,27 @@ public actor CheckService: Service {
             timers.removeValue(forKey: name)?.cancel()
             plans[name] = nil
         }
-        state.apps = state.apps.filter { names.contains($0.key) }
+        let pruned = state.apps.filter { names.contains($0.key) }
+        let stateChanged = pruned.count != state.apps.count
+        if stateChanged { state.apps = pruned }
         if next.daemon.hooksDirectory != configuration.daemon.hooksDirectory {
             hooks = next.daemon.hooksDirectory.map { HookRunner(directory: $0, environment: environment, logger: logger) }
         }
         if next.daemon.metricsFile != configuration.daemon.metricsFile, let old = configuration.daemon.metricsFile { unlink(old) }
+        // Apps whose settings are as they were keep their plans and timers:
+        // re-planning them would move a first check or a catch-up spread
+        // from the start to now at every reload, and a fleet reloaded more
+        // often than its first-check window would never check.
+        let before = Dictionary(configuration.apps.map { ($0.name, $0) }) { first, _ in first }
+        let policyChanged = next.daemon.policy != configuration.daemon.policy
+        let appsChanged = next.apps != configuration.apps
         configuration = next
-        for app in next.apps { arm(app.name, atStart: true) }
+        for app in next.apps where policyChanged || before[app.name] != app || plans[app.name] == nil {
+            arm(app.name, atStart: true)
+        }
         settleOffers()
-        save()
-        metricsDirty = true
+        if stateChanged { save() }
+        if appsChanged { metricsDirty = true }
         writeMetrics()
         logger.info("configuration reloaded: \(next.apps.count) apps")
         publish(ControlEvent(kind: .reload, at: RFC3339.format(Date()), app: nil, message: nil))
