@@ -136,6 +136,33 @@ struct DebianSchemeTests {
         }
     }
 
+    @Test("only blanks are trimmed or refused, as dpkg does; a line feed is one more character (found by make fuzz)")
+    func blanks() throws {
+        let dpkg = try #require(["/usr/bin/dpkg", "/bin/dpkg"].first { FileManager.default.isExecutableFile(atPath: $0) })
+        let pairs = [("1", "\t1 "), ("1", "\n0.10"), ("1\u{1}", "\n0.10"), ("1\r", "1")]
+        for ((a, b), answer) in zip(pairs, try Self.askDpkgArguments(dpkg, pairs)) {
+            #expect(try VersionScheme.debian.compare(a, b) == answer, "\(a.debugDescription) vs \(b.debugDescription)")
+        }
+        #expect(throws: VersionError.self) { try VersionScheme.debian.compare("1\t2", "1") }
+        // Exactly "" or <unknown> is dpkg's "no version"; blanks alone are refused.
+        #expect(try VersionScheme.debian.compare("1", "") == .newer)
+        #expect(throws: VersionError.self) { try VersionScheme.debian.compare("1", " ") }
+        #expect(try Self.askDpkgArguments(dpkg, [(" <unknown>", "1")]) == [try VersionScheme.debian.compare(" <unknown>", "1")])
+    }
+
+    @Test("a byte past ASCII weighs as dpkg's signed char on amd64: between letters and punctuation (found by make fuzz)")
+    func highBytes() throws {
+        let high = String(decoding: [0x32, 0xA4, 0x35, 0x35], as: UTF8.self)
+        let answers = try Self.askDpkg(try #require(["/usr/bin/dpkg", "/bin/dpkg"].first { FileManager.default.isExecutableFile(atPath: $0) }),
+                                       [(high, "2.3"), ("1.0\u{e9}", "1.0z"), ("1.0\u{e9}", "1.0.")])
+        for ((a, b), answer) in zip([(high, "2.3"), ("1.0\u{e9}", "1.0z"), ("1.0\u{e9}", "1.0.")], answers) {
+            #expect(try VersionScheme.debian.compare(a, b) == answer, "\(a) vs \(b)")
+        }
+        #if arch(x86_64)
+        #expect(answers.first == .older, "U+FFFD's first byte weighs less than '.' on amd64")
+        #endif
+    }
+
     @Test("agrees with dpkg --compare-versions on 2,500 generated pairs")
     func agreesWithDpkg() throws {
         let dpkg = try #require(
@@ -155,6 +182,23 @@ struct DebianSchemeTests {
             if disagreements > 10 { break }
         }
         #expect(Set(answers.map { "\($0)" }).count == 3, "the corpus should hold all three outcomes")
+    }
+
+    /// dpkg's answer for each pair, with the versions passed as they are
+    /// (a shell's `read` would eat their blanks and line feeds).
+    static func askDpkgArguments(_ dpkg: String, _ pairs: [(String, String)]) throws -> [VersionComparison] {
+        try pairs.map { a, b in
+            func holds(_ relation: String) throws -> Bool {
+                let process = Process()
+                process.executableURL = URL(fileURLWithPath: dpkg)
+                process.arguments = ["--compare-versions", "--", a, relation, b]
+                process.standardError = FileHandle.nullDevice
+                try process.run()
+                process.waitUntilExit()
+                return process.terminationStatus == 0
+            }
+            return try holds("lt") ? .older : (try holds("eq") ? .same : .newer)
+        }
     }
 
     /// One shell runs dpkg for every pair: far cheaper than a process per pair from here.

@@ -17,8 +17,13 @@ struct DebianVersion {
         func fail(_ reason: String) -> VersionError {
             VersionError(version: text, scheme: .debian, reason: reason)
         }
-        let bytes = Array(text.utf8).trimmingASCIIWhitespace()
-        guard !bytes.isEmpty, !bytes.elementsEqual("<unknown>".utf8) else {
+        // dpkg trims and refuses blanks (space, tab) only; a line feed or a
+        // carriage return is one more character it compares (found by make fuzz).
+        let isBlank = { (byte: UInt8) in byte == 0x20 || byte == 0x09 }
+        let all = Array(text.utf8)
+        // dpkg's "no version": exactly the empty string or `<unknown>`;
+        // blanks alone are an empty version, which it refuses.
+        guard !all.isEmpty, !all.elementsEqual("<unknown>".utf8) else {
             isInformative = false
             epoch = 0
             upstream = []
@@ -26,7 +31,9 @@ struct DebianVersion {
             return
         }
         isInformative = true
-        guard !bytes.contains(where: { $0 == 0x20 || ($0 >= 0x09 && $0 <= 0x0D) }) else {
+        let bytes = all.firstIndex { !isBlank($0) }.map { first in all[first...all.lastIndex { !isBlank($0) }!] } ?? []
+        guard !bytes.isEmpty else { throw fail("version string is empty") }
+        guard !bytes.contains(where: isBlank) else {
             throw fail("version string has embedded spaces")
         }
         var rest = bytes
@@ -64,13 +71,15 @@ struct DebianVersion {
     }
 
     /// dpkg's `order()`: `~` before the end of a part, the end before letters,
-    /// letters before everything else.
+    /// letters before everything else. dpkg reads the byte as a C `char`,
+    /// signed on amd64 (unsigned on arm64): a byte past ASCII weighs its
+    /// value as that `char` plus 256, as `CChar` is here.
     private static func weight(_ byte: UInt8?) -> Int {
         guard let byte else { return 0 }
         if DigitRun.isDigit(byte) { return 0 }
         if byte | 0x20 >= UInt8(ascii: "a") && byte | 0x20 <= UInt8(ascii: "z") { return Int(byte) }
         if byte == UInt8(ascii: "~") { return -1 }
-        return Int(byte) + 256
+        return Int(CChar(bitPattern: byte)) + 256
     }
 
     private static func startsWithNonDigit(_ part: ArraySlice<UInt8>) -> Bool {
