@@ -43,7 +43,8 @@ DEB_FILE      ?= $(CURDIR)/.build/ssvc_$(VERSION)_$(ARCH).deb
 # dpkg-deb's compressor: xz for a release; the tests use none.
 DEB_COMPRESS  ?= xz
 
-.PHONY: all deps test-deps build binaries man install deb bench test-build test test-systemd run clean
+.PHONY: all deps test-deps build binaries man install deb bench test-build test test-systemd run clean \
+  fuzz fuzz-build fuzz-check sanitize
 
 # Installs the Debian packages in $(1) with apt-get, as root or through sudo.
 define apt_install
@@ -98,10 +99,12 @@ test-build: test-deps man
 	$(MAKE) --no-print-directory deb
 
 # Every test; then the hostile-input suites once more against the release
-# binaries the package ships (assertions and traps differ between builds).
+# binaries the package ships (assertions and traps differ between builds);
+# then every fuzz target over its corpus and some new inputs.
 test: test-build
 	$(TEST_RUN)
 	SSVC_BIN_DIR=$(CURDIR)/.build/release $(SWIFT) test --skip-build --filter 'NeverWedgeTests|TOMLComparisonTests'
+	$(MAKE) --no-print-directory fuzz-check
 
 # The package under systemd as PID 1 (systemd-nspawn --boot), alone.
 test-systemd: test-build
@@ -190,6 +193,36 @@ bench: deps
 	.build/release/ssvc-bench fleet --phased
 	.build/release/ssvc-bench fleet --phased --schedule hourly
 	.build/release/ssvc-bench daemon --ssvcd .build/release/ssvcd
+
+# libFuzzer over every parser of outside input (docs/testing.md): each
+# target for FUZZ_SECONDS from its corpus in Fuzz/corpus, learning into
+# .build/fuzz-corpus; a crash's input goes to .build/fuzz-artifacts.
+FUZZ_SECONDS ?= 60
+# What make test runs: each corpus plus this many new inputs per target.
+FUZZ_RUNS    ?= 5000
+FUZZ_TARGETS := json ssvc turkcell itunes github pointers rules minisign varlink state times proxy dpkg versions
+FUZZ_BIN     := .build/fuzz/debug/ssvc-fuzz
+
+fuzz-build: deps
+	$(SWIFT) build --build-path .build/fuzz --product ssvc-fuzz -Xswiftc -sanitize=fuzzer,address -Xswiftc -DFUZZING
+
+fuzz: fuzz-build
+	@Fuzz/run $(FUZZ_BIN) $(FUZZ_SECONDS) time $(FUZZ_TARGETS)
+
+fuzz-check: fuzz-build
+	@Fuzz/run $(FUZZ_BIN) $(FUZZ_RUNS) runs $(FUZZ_TARGETS)
+
+# The unit and daemon tests (no executables started) under AddressSanitizer,
+# then ThreadSanitizer, each in a build of its own; any report fails.
+# Suppressions, each with its reason, are in Tests/Sanitizers.
+SANITIZED_TESTS := SSVCCoreTests|SSVCPosixTests|SSVCSigningTests|SSVCControlTests|SSVCSystemdTests|SSVCDaemonTests|BenchTests
+sanitize: deps
+	$(SWIFT) build --build-tests --build-path .build/asan --sanitize=address
+	ASAN_OPTIONS=detect_leaks=1:halt_on_error=1 LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/Sanitizers/lsan.supp \
+	  $(SWIFT) test --skip-build --build-path .build/asan --sanitize=address --filter '$(SANITIZED_TESTS)'
+	$(SWIFT) build --build-tests --build-path .build/tsan --sanitize=thread
+	TSAN_OPTIONS=halt_on_error=1:suppressions=$(CURDIR)/Tests/Sanitizers/tsan.supp \
+	  $(SWIFT) test --skip-build --build-path .build/tsan --sanitize=thread --filter '$(SANITIZED_TESTS)'
 
 clean:
 	rm -rf .build $(RUN_DIR)

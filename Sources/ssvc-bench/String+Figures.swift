@@ -9,4 +9,11 @@ extension String {
     init(mebibytes kibibytes: Int) {
         self.init(format1: Double(kibibytes) / 1024)
     }
+
+    /// Two decimals.
+    init(format2 value: Double) {
+        let hundredths = Int((value * 100).rounded())
+        let fraction = abs(hundredths) % 100
+        self = "\(hundredths / 100).\(fraction < 10 ? "0" : "")\(fraction)"
+    }
 }

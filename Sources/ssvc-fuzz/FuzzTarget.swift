@@ -1,0 +1,118 @@
+import FoundationEssentials
+import SSVCControl
+import SSVCCore
+import SSVCSigning
+
+/// Every parser of outside input, each a function of bytes that must
+/// return (never crash, trap or hang, whatever the bytes) and, where an
+/// oracle is at hand, agree with it. A disagreement is a trap, which
+/// libFuzzer reports as a crash with the input.
+enum FuzzTarget: String, CaseIterable {
+    case json, ssvc, turkcell, itunes, github, pointers, rules, minisign, varlink, state, times, proxy, dpkg, versions
+
+    /// A fixed clock and machine, so that a run can be repeated.
+    static let now = Date(timeIntervalSince1970: 1_800_000_000)
+
+    static func context(_ running: String, scheme: VersionScheme = .dotted, settings: FormatSettings = FormatSettings()) -> EvaluationContext {
+        EvaluationContext(
+            running: RunningVersion(key: running, scheme: scheme), appID: "io.ssvc.fuzz", locale: LocaleSettings(language: "en", country: "TR"),
+            now: now, formatSettings: settings
+        )
+    }
+
+    /// `bytes` split at the first line feed: a setting, then a document.
+    static func split(_ bytes: [UInt8]) -> (head: String, rest: [UInt8]) {
+        guard let newline = bytes.firstIndex(of: 0x0A) else { return ("", bytes) }
+        return (String(decoding: bytes[..<newline], as: UTF8.self), Array(bytes[(newline + 1)...]))
+    }
+
+    func run(_ bytes: [UInt8]) {
+        switch self {
+        case .json:
+            let parsed = try? JSONParser.parse(bytes)
+            if let parsed {
+                // What is written back reads back as the same value (its
+                // members in key order: canonical text sorts them).
+                let text = parsed.canonicalText
+                let again = try? JSONParser.parse(Array(text.utf8))
+                precondition(again?.canonicalText == text, "canonical text does not read back as the same value")
+            }
+            JSONOracle.compare(bytes, ours: parsed)
+        case .ssvc, .turkcell, .itunes:
+            let format = ResponseFormat(rawValue: rawValue)!
+            for scheme in [VersionScheme.dotted, .nsnumeric] {
+                _ = try? format.evaluate(bytes, context: Self.context("1.2.3", scheme: scheme))
+            }
+            _ = try? format.evaluate(bytes, context: Self.context(""))
+        case .github:
+            let (pattern, document) = Self.split(bytes)
+            for settings in [GitHubReleases.Settings(), GitHubReleases.Settings(includePrereleases: true, tagPattern: pattern.isEmpty ? nil : pattern)] {
+                _ = try? ResponseFormat.github.evaluate(document, context: Self.context("1.2.3", scheme: .semver, settings: FormatSettings(github: settings)))
+            }
+        case .pointers:
+            let (pointer, document) = Self.split(bytes)
+            guard let parsed = try? JSONPointer(parsing: pointer) else { return }
+            let settings = PointerDocument.Settings(version: parsed, date: parsed, minimumVersion: parsed, url: parsed)
+            _ = try? ResponseFormat.json.evaluate(document, context: Self.context("1.0", settings: FormatSettings(pointers: settings)))
+            _ = try? ResponseFormat.json.evaluate(
+                document, context: Self.context("1.0", settings: FormatSettings(pointers: PointerDocument.Settings(version: parsed)))
+            )
+        case .rules:
+            let (rule, value) = Self.split(bytes)
+            let filter = FilterRule(rule)
+            _ = filter.matches(String(decoding: value, as: UTF8.self))
+            _ = filter.matches(nil)
+        case .minisign:
+            let text = String(decoding: bytes, as: UTF8.self)
+            _ = try? Minisign.PublicKey(parsing: text)
+            guard let key = try? Minisign.PublicKey(parsing: "RWQv4pm67RZURwwStTUWxFlL6xTDcv3CedEQwiz9M/SW9TGoTn2+l4Vw") else { return }
+            let requirement = SignatureRequirement(publicKeys: [key], url: "https://example.com/d.minisig", maxAgeDays: 30)
+            _ = try? requirement.accept(Array("{}".utf8), signature: bytes, etag: nil, now: Self.now, newestAccepted: nil)
+        case .varlink:
+            var buffer = bytes[...]
+            while let end = (try? VarlinkFraming.end(in: buffer)) ?? nil {
+                _ = ControlCall(parsing: Array(buffer[buffer.startIndex..<end]))
+                buffer = buffer[(end + 1)...]
+            }
+            _ = ControlCall(parsing: bytes)
+        case .state:
+            let (repaired, _) = DaemonState.repairingNumbers(bytes)
+            let decoder = JSONDecoder()
+            decoder.dateDecodingStrategy = .iso8601
+            if let state = try? decoder.decode(DaemonState.self, from: Data(repaired)) {
+                for app in state.apps.values {
+                    _ = app.isStale(now: Self.now, schedule: .daily)
+                    _ = app.offering(at: Self.now)
+                    _ = SchedulePlanner(schedule: .monthly, phase: 0.5).plan(now: Self.now, history: app.history, atStart: true, jitter: 0.5)
+                }
+            }
+        case .times:
+            let text = String(decoding: bytes, as: UTF8.self)
+            _ = RetryAfter.parse(text, now: Self.now)
+            _ = RetryAfter.rateLimitReset(text, now: Self.now)
+            _ = RFC3339.parse(text)
+            _ = CivilTime.parseDayOrMinute(text)
+        case .proxy:
+            let text = String(decoding: bytes, as: UTF8.self)
+            _ = try? ProxyServer(parsing: text)
+            _ = try? ProxyPolicy.Setting(parsing: text)
+            let (list, host) = Self.split(bytes)
+            _ = NoProxyList(parsing: list).bypasses(String(decoding: host, as: UTF8.self))
+            _ = try? ProxyEnvironment(["https_proxy": text, "no_proxy": list])
+        case .dpkg:
+            let status = DpkgStatus(parsing: bytes)
+            for name in status.entries.keys.prefix(8) { _ = try? status.installedVersion(of: name) }
+        case .versions:
+            let (left, right) = Self.split(bytes)
+            let other = String(decoding: right, as: UTF8.self)
+            for scheme in VersionScheme.allCases {
+                guard let order = try? scheme.compare(left, other) else { continue }
+                // An order is an order: reversed, it reverses.
+                let reversed = try? scheme.compare(other, left)
+                precondition(reversed == order.reversed, "\(scheme) compares '\(left)' and '\(other)' as \(order) but not the other way")
+            }
+            DebianOracle.compare(left, other)
+        }
+    }
+}
+
