@@ -2,7 +2,6 @@
 import FoundationEssentials
 import SSVCCore
 import SSVCPosix
-import TOMLKit
 
 /// Reads `ssvcd.toml` and the apps directory into a `Configuration`,
 /// refusing anything it does not understand: an unknown key is more likely a
@@ -53,7 +52,7 @@ public enum ConfigurationLoader {
     ) throws(ConfigurationError) -> Configuration {
         let mainFile = overrides.mainFile ?? unnamedMainFile
         let parser = TOMLDocuments(validator: overrides.validator)
-        var root = TOMLTable()
+        var root = ConfigTable()
         var mainText = ""
         if overrides.mainFile != nil || FileSystem.exists(mainFile) {
             let document = try TOMLDocuments.read(mainFile)
@@ -137,9 +136,9 @@ public enum ConfigurationLoader {
     }
 
     static func daemonSettings(
-        _ root: TOMLTable, file: String, environment: [String: String], socketOverride: String? = nil
+        _ root: ConfigTable, file: String, environment: [String: String], socketOverride: String? = nil
     ) throws(ConfigurationError) -> DaemonSettings {
-        let table = try TableReader(root, file: file, key: nil).table("daemon") ?? TableReader(TOMLTable(), file: file, key: "daemon")
+        let table = try TableReader(root, file: file, key: nil).table("daemon") ?? TableReader(ConfigTable(), file: file, key: "daemon")
         try table.rejectUnknown(daemonKeys)
         let locale = LocaleSettings.fromEnvironment(environment)
         let stateDefault = environment["STATE_DIRECTORY"].flatMap { $0.split(separator: ":").first.map(String.init) } ?? "/var/lib/ssvc"
@@ -274,7 +273,7 @@ public enum ConfigurationLoader {
     static let reservedHeaders: Set<String> = ["authorization", "proxy-authorization", "host", "content-length", "transfer-encoding", "connection"]
 
     static func app(
-        _ table: TOMLTable, file: String, defaultName: String?, daemon: DaemonSettings, environment: [String: String]
+        _ table: ConfigTable, file: String, defaultName: String?, daemon: DaemonSettings, environment: [String: String]
     ) throws(ConfigurationError) -> AppConfiguration {
         let reader = TableReader(table, file: file, key: defaultName == nil ? "app" : nil)
         try reader.rejectUnknown(appKeys)

@@ -1,5 +1,5 @@
 /// Finds the line a configuration key is set on, for error messages:
-/// TOMLKit keeps no source positions of its own. A plain reading of the
+/// the TOML parser keeps no source positions. A plain reading of the
 /// text, good for the files operators write (one key a line); nil when the
 /// key is not found that way.
 enum KeyLocator {

@@ -8,14 +8,14 @@ import TOMLKit
 ///
 /// TOMLKit's parser (toml++, C++) keeps its assertions in release builds
 /// and recurses as deep as the input nests: a two-byte file (`[` and a line
-/// feed) aborts the process, 100,000 nested `[` overflow its stack. Where
-/// that cannot be mended from outside, the bytes are first parsed by a
-/// short-lived child (`ssvcd --validate-toml`), on a 1 MiB stack. A file
-/// the child could not get through is an error naming it and the line it
-/// stopped at; only files it parsed are parsed here, on a 16 MiB stack, so
-/// the same deterministic parse cannot run out of room here either.
+/// feed) aborts the process, 100,000 nested `[` overflow its stack; and its
+/// accessors leak what they allocate. So the bytes are parsed by a
+/// short-lived child (`ssvcd --validate-toml`), on a 1 MiB stack, which
+/// sends each tree back as JSON (`ConfigValue`). A file the child could not
+/// get through is an error naming it and the line it stopped at. Without a
+/// child (unit tests), the parse runs here on a 16 MiB stack.
 struct TOMLDocuments {
-    /// One file's bytes, read once: what the child checks is what is parsed here.
+    /// One file's bytes, read once: what the child parses is what the loader reads.
     struct Document {
         let file: String
         let text: String
@@ -54,21 +54,33 @@ struct TOMLDocuments {
         bytes[..<offset].count { $0 == UInt8(ascii: "\n") } + 1
     }
 
-    /// The tables of `documents`, in order, or the first file's error.
-    func parse(_ documents: [Document]) throws(ConfigurationError) -> [TOMLTable] {
-        if let validator {
-            let verdicts = try Self.check(documents.map { Array($0.text.utf8) }, validator: validator, files: documents.map(\.file))
-            for (document, verdict) in zip(documents, verdicts) {
-                if case let .rejected(problem) = verdict { throw ConfigurationError(file: document.file, problem: problem) }
+    /// The tables of `documents`, in order, or the first file's error. With
+    /// a validator, the child parses them and sends each back as toml-test's
+    /// JSON, which becomes a `ConfigTable` here: this process never parses
+    /// TOML, nor holds a TOMLKit value (they leak on every read).
+    func parse(_ documents: [Document]) throws(ConfigurationError) -> [ConfigTable] {
+        guard let validator else {
+            var tables: [ConfigTable] = []
+            for document in documents {
+                let text = document.text
+                let result = StackThread.run(stackSize: Self.parseStackBytes) { Self.parseHere(text) }
+                switch result {
+                case let .success(tagged):
+                    guard case let .table(table)? = ConfigValue(tagged: tagged) else {
+                        throw ConfigurationError(file: document.file, problem: "the TOML parser's reading could not be used")
+                    }
+                    tables.append(table)
+                case let .failure(problem): throw ConfigurationError(file: document.file, problem: problem.description)
+                }
             }
+            return tables
         }
-        var tables: [TOMLTable] = []
-        for document in documents {
-            let text = document.text
-            let result = StackThread.run(stackSize: Self.parseStackBytes) { Self.parseHere(text) }
-            switch result {
-            case let .success(table): tables.append(table)
-            case let .failure(problem): throw ConfigurationError(file: document.file, problem: problem.description)
+        let verdicts = try Self.check(documents.map { Array($0.text.utf8) }, validator: validator, files: documents.map(\.file))
+        var tables: [ConfigTable] = []
+        for (document, verdict) in zip(documents, verdicts) {
+            switch verdict {
+            case let .rejected(problem): throw ConfigurationError(file: document.file, problem: problem)
+            case let .parsed(table): tables.append(table)
             }
         }
         return tables
@@ -79,10 +91,10 @@ struct TOMLDocuments {
         let description: String
     }
 
-    /// One parse on the calling thread.
-    static func parseHere(_ text: String) -> Result<TOMLTable, Problem> {
+    /// One parse on the calling thread: the document in toml-test's JSON form.
+    static func parseHere(_ text: String) -> Result<JSONValue, Problem> {
         do {
-            return .success(try TOMLTable(string: text))
+            return .success(tagged(try TOMLTable(string: text)))
         } catch let error as TOMLParseError {
             let message = String(error.description.prefix(300).map { $0.isNewline ? " " : $0 })
             return .failure(Problem(description: "\(message) (line \(error.source.begin.line), column \(error.source.begin.column))"))
@@ -94,7 +106,7 @@ struct TOMLDocuments {
     // MARK: The child
 
     enum Verdict: Equatable {
-        case parsed
+        case parsed(ConfigTable)
         case rejected(String)
     }
 
@@ -128,16 +140,31 @@ struct TOMLDocuments {
         }
         let run: ChildProcess.Run
         do {
+            // The trees come back as JSON: a few times the files' size.
             run = try ChildProcess.run(
-                [validator, "--validate-toml"], input: input, timeout: childTimeout, outputLimit: 1 << 20, ownGroup: true
+                [validator, "--validate-toml"], input: input, timeout: childTimeout, outputLimit: 8 * input.count + (1 << 20), ownGroup: true
             )
         } catch {
             throw ConfigurationError(file: file, problem: "cannot start \(validator) to check the file: \(error)")
         }
         let lines = run.output.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).dropLast()
-        let verdicts = lines.map { line -> Verdict in
-            let text = String(decoding: line, as: UTF8.self)
-            return text == "ok" ? .parsed : .rejected(String(text.drop { $0 != "\t" }.dropFirst()))
+        // `ok<TAB>tree` or `error<TAB>problem`; a line cut short (the child
+        // died while writing it) counts as no answer.
+        var verdicts: [Verdict] = []
+        for line in lines {
+            guard let tab = line.firstIndex(of: UInt8(ascii: "\t")) else { break }
+            let rest = Array(line[(tab + 1)...])
+            if line[line.startIndex..<tab].elementsEqual("ok".utf8) {
+                // The child read it; a tree the JSON reader refuses nests
+                // deeper than it reads, which no configuration needs.
+                guard let tree = try? JSONParser.parse(rest), case let .table(table)? = ConfigValue(tagged: tree) else {
+                    verdicts.append(.rejected("tables nested deeper than \(JSONParser.maximumDepth - 1) levels"))
+                    continue
+                }
+                verdicts.append(.parsed(table))
+            } else {
+                verdicts.append(.rejected(String(decoding: rest, as: UTF8.self)))
+            }
         }
         let ending = run.timedOut ? "took longer than \(Int(childTimeout)) s" : "crashed, \(run.termination),"
         return (Array(verdicts.prefix(documents.count)), ending)
@@ -162,7 +189,8 @@ struct TOMLDocuments {
             let result = StackThread.run(stackSize: childStackBytes) { parseHere(text) }
             var line: String
             switch result {
-            case .success: line = "ok\n"
+            // Canonical text has no raw line feed: one document, one line.
+            case let .success(tree): line = "ok\t" + tree.canonicalText + "\n"
             case let .failure(problem): line = "error\t" + problem.description.filter { $0 != "\n" && $0 != "\t" } + "\n"
             }
             let bytes = Array(line.utf8)
@@ -209,7 +237,7 @@ extension ConfigurationLoader {
     public static func printTOML(_ file: String, validator: String) -> Int32 {
         do {
             let table = try TOMLDocuments(validator: validator).parse([TOMLDocuments.read(file)])[0]
-            print(TOMLDocuments.tagged(table).canonicalText)
+            print(ConfigValue.table(table).tagged.canonicalText)
             return 0
         } catch {
             StandardError.writeLine("ssvcd: \(error)")

@@ -1,13 +1,11 @@
-import TOMLKit
-
 /// Typed reads from one TOML table, each failing with file, key and problem.
 struct TableReader {
-    let table: TOMLTable
+    let table: ConfigTable
     let file: String
     /// The table's own key (`daemon`), prefixed to member keys in errors.
     let key: String?
 
-    init(_ table: TOMLTable, file: String, key: String?) {
+    init(_ table: ConfigTable, file: String, key: String?) {
         self.table = table
         self.file = file
         self.key = key
@@ -24,7 +22,7 @@ struct TableReader {
         }
     }
 
-    private func mismatch(_ member: String, _ expected: String, _ value: any TOMLValueConvertible) -> ConfigurationError {
+    private func mismatch(_ member: String, _ expected: String, _ value: ConfigValue) -> ConfigurationError {
         error(member, "expected \(expected), found \(value.type)")
     }
 
