@@ -76,7 +76,7 @@ struct PhasedOfferTests {
         #expect(entry?.contains("SSVC_PHASED_OFFER_AT=\(offerText)") == true, "\(entry ?? "")")
         #expect(daemon.wait { metrics(prom).contains("ssvc_update_pending{app=\"app\"} 0") }, "\(metrics(prom))")
         #expect(!metrics(prom).contains("ssvc_update_offer_timestamp_seconds{app="))
-        #expect(daemon.app("app")?["pending"] == nil)
+        #expect(daemon.wait { daemon.app("app") != nil && daemon.app("app")?["pending"] == nil }, "the state file is written within a second")
         let after = try Executable.run("ssvcctl", ["--socket", daemon.socketPath, "status", "app"])
         #expect(after.status == 10, "\(after.standardOutput)")
         #expect(daemon.stop() == 0)

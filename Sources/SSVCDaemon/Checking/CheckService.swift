@@ -127,6 +127,8 @@ public actor CheckService: Service {
         await fetcher.shutdown()
         saveRetry?.cancel()
         saveRetry = nil
+        writeTimer?.cancel()
+        writeTimer = nil
         if let store, stateProblem == nil {
             logger.info("stopped; state written to \(store.path)")
         } else {
@@ -158,6 +160,8 @@ public actor CheckService: Service {
         await withTaskGroup(of: Void.self) { group in
             for app in names { group.addTask { await self.runCheck(app, manual: true) } }
         }
+        // The caller may read the files next.
+        flushWrites()
         return status(of: name)
     }
 
@@ -193,18 +197,65 @@ public actor CheckService: Service {
     /// Reads the configuration again. A bad one leaves the running one in
     /// force and is reported; state and socket paths change only on restart.
     ///
-    /// Nothing in here suspends, so reloads run one at a time, whole, in the
-    /// order they reach the actor (SIGHUP and `Reload` calls alike), and a
-    /// status query never sees half of one. An HTTP client the new settings
-    /// replace is shut down later, when the checks that hold it end.
-    public func reload() throws(ConfigurationError) {
+    /// Reloads run one at a time, whole, in the order they reach the actor
+    /// (SIGHUP and `Reload` calls alike). The files are read and parsed off
+    /// the actor, on a queue of their own, so status calls and checks go on
+    /// meanwhile (a thousand apps take a good part of a second); what was
+    /// loaded is then put in force without a suspension, so a status query
+    /// never sees half of it. An HTTP client the new settings replace is shut
+    /// down later, when the checks that hold it end.
+    public func reload() async throws(ConfigurationError) {
+        await takeReloadTurn()
+        defer { passReloadTurn() }
+        let result = await Self.loadOffActor(overrides, environment: environment)
+        guard !stopping else { return }
         let loaded: Configuration
-        do {
-            loaded = try ConfigurationLoader.load(overrides, environment: environment)
-        } catch {
+        switch result {
+        case let .success(configuration):
+            loaded = configuration
+        case let .failure(error):
             logger.configurationError(error, "; keeping the running configuration")
             throw error
         }
+        apply(loaded)
+    }
+
+    /// Reloads waiting for the one under way, in arrival order.
+    private var reloadWaiters: [CheckedContinuation<Void, Never>] = []
+    private var reloading = false
+
+    private func takeReloadTurn() async {
+        guard reloading else {
+            reloading = true
+            return
+        }
+        await withCheckedContinuation { reloadWaiters.append($0) }
+    }
+
+    private func passReloadTurn() {
+        if reloadWaiters.isEmpty {
+            reloading = false
+        } else {
+            reloadWaiters.removeFirst().resume()
+        }
+    }
+
+    /// Loads the configuration on a serial queue of its own (not a global
+    /// one, which would start libdispatch's once-a-second monitor).
+    private nonisolated static func loadOffActor(
+        _ overrides: ConfigurationLoader.Overrides, environment: [String: String]
+    ) async -> Result<Configuration, ConfigurationError> {
+        await withCheckedContinuation { continuation in
+            DispatchQueue(label: "io.ssvc.reload").async {
+                continuation.resume(returning: Result { () throws(ConfigurationError) in
+                    try ConfigurationLoader.load(overrides, environment: environment)
+                })
+            }
+        }
+    }
+
+    /// Puts a loaded configuration in force. Nothing in here suspends.
+    private func apply(_ loaded: Configuration) {
         for warning in loaded.warnings { logger.warning("\(warning)") }
         var next = loaded
         next.daemon.stateDirectory = configuration.daemon.stateDirectory
@@ -237,14 +288,14 @@ public actor CheckService: Service {
         // often than its first-check window would never check.
         let before = Dictionary(configuration.apps.map { ($0.name, $0) }) { first, _ in first }
         let policyChanged = next.daemon.policy != configuration.daemon.policy
-        let appsChanged = next.apps != configuration.apps
+        let settingsChanged = next.apps != configuration.apps || next.daemon != configuration.daemon
         configuration = next
         for app in next.apps where policyChanged || before[app.name] != app || plans[app.name] == nil {
             arm(app.name, atStart: true)
         }
         settleOffers()
         if stateChanged { save() }
-        if appsChanged { metricsDirty = true }
+        if settingsChanged { metricsDirty = true }
         writeMetrics()
         logger.info("configuration reloaded: \(next.apps.count) apps")
         publish(ControlEvent(kind: .reload, at: RFC3339.format(Date()), app: nil, message: nil))
@@ -398,10 +449,7 @@ public actor CheckService: Service {
     private func releaseCheckSlot() {
         if waitingChecks.isEmpty {
             runningChecks -= 1
-            if runningChecks == 0 {
-                writeMetrics()
-                idleMemory?.noteActivity()
-            }
+            if runningChecks == 0 { idleMemory?.noteActivity() }
         } else {
             waitingChecks.removeFirst().resume()
         }
@@ -450,8 +498,9 @@ public actor CheckService: Service {
     /// state in force now is the app's.
     private func report(_ app: AppConfiguration, before: AppState, change: Change, at time: Date) {
         let after = state.apps[app.name] ?? AppState()
-        save()
+        stateDirty = true
         metricsDirty = true
+        writeSoon()
         var notices: [MessageNotice] = []
         let kind: ControlEvent.Kind
         switch change {
@@ -509,8 +558,10 @@ public actor CheckService: Service {
         }
     }
 
+
     /// Writes the metrics file when the state changed since the last time:
-    /// at start, after each burst of checks, after a reload. Never on a timer.
+    /// at start, within `writeDelay` of a change, after a reload. Never on
+    /// a timer of its own.
     private func writeMetrics() {
         guard metricsDirty, let path = configuration.daemon.metricsFile else { return }
         let now = Date()
@@ -544,7 +595,38 @@ public actor CheckService: Service {
     /// Writes the state file. A write that fails (a full disk) is said
     /// once, not at every check; the state stays in memory and is written
     /// as soon as a retry every `writeRetrySeconds` succeeds, which is said too.
+    /// The state changed since it was last written.
+    private var stateDirty = false
+    private var writeTimer: DispatchSourceTimer?
+    /// After a change, the state and metrics files are written within this
+    /// long, together with every change made meanwhile: each write encodes
+    /// every app, and a thousand apps written after each check held the
+    /// daemon's one thread most of the time (found by the soak). A `Check`
+    /// call, a reload and a stop write at once.
+    static let writeDelay = 1.0
+
+    private func writeSoon() {
+        guard writeTimer == nil, !stopping else { return }
+        let timer = DispatchSource.makeTimerSource(queue: timerQueue)
+        timer.schedule(deadline: .now() + Self.writeDelay, leeway: .milliseconds(100))
+        timer.setEventHandler { [weak self] in
+            Task { await self?.flushWrites() }
+        }
+        timer.activate()
+        writeTimer = timer
+    }
+
+    /// Writes what changed: the state file, then the metrics file.
+    private func flushWrites() {
+        writeTimer?.cancel()
+        writeTimer = nil
+        guard !stopping else { return }
+        if stateDirty { save() }
+        writeMetrics()
+    }
+
     private func save() {
+        stateDirty = false
         guard let store else { return }
         do {
             try store.save(state)
