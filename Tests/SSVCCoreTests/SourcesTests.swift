@@ -23,9 +23,9 @@ private func context(_ running: String, scheme: VersionScheme = .dotted, setting
 @Suite("JSON Pointer (RFC 6901)")
 struct JSONPointerTests {
     /// RFC 6901, section 5.
-    static let document = try! JSONParser.parse(Array(#"""
+    static var document: JSONValue { try! JSONParser.parse(Array(#"""
         {"foo": ["bar", "baz"], "": 0, "a/b": 1, "c%d": 2, "e^f": 3, "g|h": 4, "i\\j": 5, "k\"l": 6, " ": 7, "m~n": 8}
-        """#.utf8))
+        """#.utf8)) }
 
     @Test("the RFC's examples resolve to the RFC's values", arguments: [
         ("/foo", #"["bar","baz"]"#), ("/foo/0", #""bar""#), ("/", "0"), ("/a~1b", "1"), ("/c%d", "2"), ("/e^f", "3"),

@@ -27,6 +27,8 @@ struct ControlPipelineTests {
         let channel = EmbeddedChannel(handler: ByteToMessageHandler(NULFrameDecoder()))
         let big = ByteBuffer(repeating: UInt8(ascii: " "), count: VarlinkFraming.maximumLength + 1)
         #expect(throws: VarlinkFraming.TooLong.self) { try channel.writeInbound(big) }
+        // A channel and its pipeline hold each other until it is closed.
+        _ = try? channel.finish(acceptAlreadyClosed: true)
     }
 
     @Test("a half-written message at the end of the stream is dropped")
@@ -57,6 +59,7 @@ struct ControlPipelineTests {
         try await channel.writeInbound(ControlCall.request(.getStatus(app: nil), oneway: false, more: false))
         #expect(try await channel.readOutbound(as: ByteBuffer.self) == ByteBuffer(bytes: Self.cachedReply))
         #expect(try await channel.readInbound(as: ControlCall.self) == nil)
+        _ = try await channel.finish(acceptAlreadyClosed: true)
     }
 
     @Test("GetStatus without a cached reply, one-way, or with more goes on to the connection's task")
@@ -70,6 +73,7 @@ struct ControlPipelineTests {
             #expect(try await channel.readInbound(as: ControlCall.self) != nil)
             #expect(try await channel.readOutbound(as: ByteBuffer.self) == nil)
         }
+        _ = try await channel.finish(acceptAlreadyClosed: true)
     }
 
     @Test("while a GetStatus waits for its reply, a cached one waits behind it: replies stay in order")
@@ -87,6 +91,7 @@ struct ControlPipelineTests {
         _ = try await channel.readOutbound(as: ByteBuffer.self)
         try await channel.writeInbound(ControlCall.request(.getStatus(app: "a"), oneway: false, more: false))
         #expect(try await channel.readOutbound(as: ByteBuffer.self) == ByteBuffer(bytes: Self.cachedReply))
+        _ = try await channel.finish(acceptAlreadyClosed: true)
     }
 
     @Test("after any other call, every call on the connection goes the ordinary way")
@@ -97,6 +102,7 @@ struct ControlPipelineTests {
         #expect(try await channel.readInbound(as: ControlCall.self) != nil)
         #expect(try await channel.readInbound(as: ControlCall.self) != nil)
         #expect(try await channel.readOutbound(as: ByteBuffer.self) == nil)
+        _ = try await channel.finish(acceptAlreadyClosed: true)
     }
 
     /// A dispatcher over a service with no apps, never started.
