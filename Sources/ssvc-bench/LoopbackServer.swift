@@ -1,24 +1,26 @@
 @preconcurrency import Glibc
 import Dispatch
 
-/// An HTTP/1.1 server on 127.0.0.1 answering every request with one
-/// document, without an ETag: each check fetches the whole body, as curl
-/// does. Connections are kept alive, each served by a thread of its own;
-/// that is plenty for figures that measure the daemon, not the server.
+/// An HTTP/1.1 server on 127.0.0.1 for the benchmarks. Each request's
+/// target is handed to `answer`, which says what goes back; connections
+/// are kept alive, each served by a thread of its own (the answer may
+/// sleep): plenty for figures that measure the daemon, not the server.
 final class LoopbackServer: @unchecked Sendable {
+    /// What one request gets.
+    enum Reply: Sendable {
+        /// These bytes, a whole response.
+        case send([UInt8])
+        /// A reset, no answer.
+        case reset
+    }
+
     let port: Int
     private let listener: Int32
-    private let response: [UInt8]
+    private let answer: @Sendable (_ target: String) -> Reply
     private let serving = DispatchQueue(label: "io.ssvc.bench.http")
 
-    init(body: String) throws(BenchError) {
-        response = Array("""
-            HTTP/1.1 200 OK\r
-            Content-Type: application/json\r
-            Content-Length: \(body.utf8.count)\r
-            \r
-            \(body)
-            """.utf8)
+    init(answer: @escaping @Sendable (_ target: String) -> Reply) throws(BenchError) {
+        self.answer = answer
         let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -26,7 +28,7 @@ final class LoopbackServer: @unchecked Sendable {
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafeMutablePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(listener, $0, length) == 0 && listen(listener, 128) == 0 && getsockname(listener, $0, &length) == 0
+                bind(listener, $0, length) == 0 && listen(listener, 1024) == 0 && getsockname(listener, $0, &length) == 0
             }
         }
         guard listener >= 0, bound else {
@@ -39,7 +41,20 @@ final class LoopbackServer: @unchecked Sendable {
         serving.async { self.serve() }
     }
 
+    /// Every request answered with one document, without an ETag: each
+    /// check fetches the whole body, as curl does.
+    convenience init(body: String) throws(BenchError) {
+        let response = Self.response(200, Array(body.utf8))
+        try self.init { _ in .send(response) }
+    }
+
     var url: String { "http://127.0.0.1:\(port)/version.json" }
+
+    /// A whole response: status line, `Content-Type`, `Content-Length`, body.
+    static func response(_ status: Int, _ body: [UInt8]) -> [UInt8] {
+        let reason = [200: "OK", 404: "Not Found", 500: "Internal Server Error"][status] ?? "Status"
+        return Array("HTTP/1.1 \(status) \(reason)\r\nContent-Type: application/json\r\nContent-Length: \(body.count)\r\n\r\n".utf8) + body
+    }
 
     /// Stops accepting: the serving thread's `accept` fails and it returns.
     func shutdown() {
@@ -56,11 +71,10 @@ final class LoopbackServer: @unchecked Sendable {
                 return
             }
             _ = fcntl(connection, F_SETFD, FD_CLOEXEC)
-            let work = Unmanaged.passRetained(Connection(descriptor: connection, response: response)).toOpaque()
+            let work = Unmanaged.passRetained(Connection(descriptor: connection, answer: answer)).toOpaque()
             var thread = pthread_t()
             guard pthread_create(&thread, nil, { raw in
-                let connection = Unmanaged<Connection>.fromOpaque(raw!).takeRetainedValue()
-                connection.answerUntilClosed()
+                Unmanaged<Connection>.fromOpaque(raw!).takeRetainedValue().answerUntilClosed()
                 return nil
             }, work) == 0 else {
                 Unmanaged<Connection>.fromOpaque(work).release()
@@ -72,14 +86,14 @@ final class LoopbackServer: @unchecked Sendable {
     }
 
     /// One client's connection: each request head (the daemon sends no
-    /// body) gets the document, until the client closes.
+    /// body) gets its answer, until either side closes.
     private final class Connection {
         let descriptor: Int32
-        let response: [UInt8]
+        let answer: @Sendable (String) -> Reply
 
-        init(descriptor: Int32, response: [UInt8]) {
+        init(descriptor: Int32, answer: @escaping @Sendable (String) -> Reply) {
             self.descriptor = descriptor
-            self.response = response
+            self.answer = answer
         }
 
         func answerUntilClosed() {
@@ -89,8 +103,17 @@ final class LoopbackServer: @unchecked Sendable {
             let endOfHead = Array("\r\n\r\n".utf8)
             while true {
                 while let end = pending.firstRange(of: endOfHead) {
+                    let head = String(decoding: pending[..<end.lowerBound], as: UTF8.self)
                     pending.removeSubrange(..<end.upperBound)
-                    guard send(response) else { return }
+                    let target = head.split(separator: " ").dropFirst().first.map(String.init) ?? "/"
+                    switch answer(target) {
+                    case let .send(bytes):
+                        guard send(bytes) else { return }
+                    case .reset:
+                        var linger = linger(l_onoff: 1, l_linger: 0)
+                        setsockopt(descriptor, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<linger>.size))
+                        return
+                    }
                 }
                 guard pending.count < 65_536 else { return }
                 let count = chunk.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }

@@ -31,7 +31,7 @@ final class SoakRun: @unchecked Sendable {
     let ssvcd: String, minutes: Int, apps: Int, fixtures: String
     private var lock = pthread_mutex_t()
     private var latencies: [Double] = []
-    private var checks = 0, failed = 0, reloads = 0, refused = 0, watchers = 0
+    private var checks = 0, failed = 0, reloads = 0, refused = 0
     private var errors: [String] = []
     private var running = true
 
@@ -56,7 +56,7 @@ final class SoakRun: @unchecked Sendable {
         guard let document = ProcFile.read(fixtures + "/doc.json"), let signature = ProcFile.read(fixtures + "/prehashed.minisig"),
               let key = ProcFile.read(fixtures + "/minisign.pub")?.split(separator: "\n").last.map(String.init)
         else { throw BenchError("cannot read the minisign fixtures in \(fixtures)") }
-        let server = try SoakServer(document: #"{"SSVCLatestVersionKey":"1.1"}"#, signed: Array(document.utf8), signature: Array(signature.utf8))
+        let server = try SoakServer.start(document: #"{"SSVCLatestVersionKey":"1.1"}"#, signed: Array(document.utf8), signature: Array(signature.utf8))
         defer { server.shutdown() }
         var template = Array("/tmp/ssvc-soak.XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else { throw BenchError("cannot make a temporary folder") }
@@ -74,7 +74,7 @@ final class SoakRun: @unchecked Sendable {
             """
         for index in 0..<apps {
             let kind = Self.kinds[index % Self.kinds.count]
-            text += "\n[[app]]\nname = \"app\(index)\"\nurl = \"\(server.url(kind, index))\"\nschedule = \"hourly\"\nversion = \"1.0\"\n"
+            text += "\n[[app]]\nname = \"app\(index)\"\nurl = \"\(SoakServer.url(server, kind, index))\"\nschedule = \"hourly\"\nversion = \"1.0\"\n"
             if kind == "signed" { text += "public-keys = [\"\(key)\"]\n" }
         }
         mkdir(folder + "/apps.d", 0o755)
@@ -209,7 +209,6 @@ final class SoakRun: @unchecked Sendable {
             if let client = try? VarlinkClient(path: socket) {
                 try? client.send(VarlinkClient.message(.watch, more: true))
                 usleep(UInt32.random(in: 100_000...1_500_000))
-                locked { watchers += 1 }
             }
             usleep(200_000)
         }
