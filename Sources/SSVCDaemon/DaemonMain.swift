@@ -40,7 +40,7 @@ public enum DaemonMain {
             configuration = try ConfigurationLoader.load(overrides, environment: environment)
         } catch {
             logger.configurationError(error)
-            if echoesToStandardError(logTarget) { StandardError.writeLine("ssvcd: \(error.description)") }
+            if echoesToStandardError(logTarget) { StandardError.writeEscapedLine("ssvcd: \(error.description)") }
             return configurationErrorExit
         }
 
@@ -51,7 +51,7 @@ public enum DaemonMain {
             loaded = try store.load(now: Date())
         } catch {
             logger.critical("cannot use the state directory: \(error)", metadata: ["SSVC_ERROR": "\(error)"])
-            if echoesToStandardError(logTarget) { StandardError.writeLine("ssvcd: cannot use the state directory: \(error)") }
+            if echoesToStandardError(logTarget) { StandardError.writeEscapedLine("ssvcd: cannot use the state directory: \(error)") }
             return 73  // EX_CANTCREAT
         }
         if let schema = loaded.newerSchema {
@@ -84,7 +84,7 @@ public enum DaemonMain {
             )
         } catch {
             logger.critical("\(error.description)", metadata: ["SSVC_ERROR": "\(error.description)"])
-            if echoesToStandardError(logTarget) { StandardError.writeLine("ssvcd: \(error.description)") }
+            if echoesToStandardError(logTarget) { StandardError.writeEscapedLine("ssvcd: \(error.description)") }
             await service.discard()
             return 1
         }

@@ -1,4 +1,5 @@
 @preconcurrency import Glibc
+import SSVCCore
 
 /// Diagnostics on standard error, unbuffered: a line must not sit in a
 /// buffer when the process exits or is killed.
@@ -21,5 +22,12 @@ public struct StandardError: TextOutputStream {
     public static func writeLine(_ line: String) {
         var stream = StandardError()
         stream.write(line + "\n")
+    }
+
+    /// Writes `line`, which carries text from outside (a file's key or
+    /// value, a path), with control characters and backslashes escaped as
+    /// the journal shows them: nothing from a file reaches the terminal.
+    public static func writeEscapedLine(_ line: String) {
+        writeLine(DisplayText.escaped(line, limit: .max))
     }
 }

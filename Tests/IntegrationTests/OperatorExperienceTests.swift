@@ -83,7 +83,7 @@ struct CheckConfigTests {
     }
 
     @Test("problems a start let through before: each an error naming file, app, key and line, exit 78", arguments: [
-        ("[[app]]\nname = \"one\"\nurl = \"https://o/v\"\nversion = \"1\"\n[[app]]\nname = \"two\"\nurl = \"http://exa mple .com:99999/x\"\nversion = \"1\"\n", "ssvcd.toml: app.url: 'http://exa mple .com:99999/x': not a URL ([[app]] 'two', line 11)"),
+        ("[[app]]\nname = \"one\"\nurl = \"https://o/v\"\nversion = \"1\"\n[[app]]\nname = \"two\"\nurl = \"http://exa mple .com:99999/x\"\nversion = \"1\"\n", "ssvcd.toml: app.url: 'http://exa mple .com:99999/x': holds a space or a control character; write it percent-encoded (%20) ([[app]] 'two', line 11)"),
         ("[[app]]\nurl = \"http://[::1/x\"\nversion = \"1\"\n", "ssvcd.toml: app.name: missing ([[app]] number 1, line 5)"),
         ("[[app]]\nname = \"a\"\nurl = \"https://o/v\"\nversion = \"1\"\nshedule = \"daily\"\n", "ssvcd.toml: app.shedule: unknown key (did you mean `schedule`?) ([[app]] 'a', line 9)"),
     ])
@@ -92,6 +92,19 @@ struct CheckConfigTests {
         let result = try withExtendedLifetime(folder) { try Executable.run("ssvcd", ["--config", path, "--check-config"]) }
         #expect(result.status == 78)
         #expect(result.standardError.contains(expected), "\(result.standardError)")
+    }
+
+    @Test("a file's control characters reach the terminal escaped, in the error and in the apps listed")
+    func escaped() throws {
+        let (folder, path) = try layout("", apps: ["one.toml": "url = \"https://o/v\"\nversion-file = \"/opt/one\\u001b[2J/VERSION\"\n"])
+        let listed = try withExtendedLifetime(folder) { try Executable.run("ssvcd", ["--config", path, "--check-config"]) }
+        #expect(listed.status == 0, "\(listed.standardError)")
+        #expect(listed.standardOutput.contains("one: format ssvc, schedule daily, version-file /opt/one\\x1b[2J/VERSION, url https://o/v"), "\(listed.standardOutput)")
+        _ = try folder.file("ssvcd.toml", "[daemon]\n\"state\\u001b]0;owned\\u0007\" = 1\n")
+        let refused = try withExtendedLifetime(folder) { try Executable.run("ssvcd", ["--config", path, "--check-config"]) }
+        #expect(refused.status == 78)
+        #expect(refused.standardError.contains("daemon.state\\x1b]0;owned\\x07: unknown key"), "\(refused.standardError)")
+        #expect(!(listed.standardOutput + refused.standardError).unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 })
     }
 
     @Test("an apps-dir that does not exist is an error, not a start with no apps")

@@ -446,9 +446,13 @@ public enum ConfigurationLoader {
         return SignatureRequirement(publicKeys: keys, url: signatureURL ?? SignatureRequirement.defaultURL(for: url), maxAgeDays: maxAge)
     }
 
-    /// Why `url` cannot be fetched: not https, http or file, or not a
-    /// whole URL (no host, a port past 65535, a space); nil when it can.
+    /// Why `url` cannot be fetched: not https, http or file, not a whole
+    /// URL (no host, a port past 65535), or holding a space or a control
+    /// character, which a URL carries percent-encoded; nil when it can.
     static func urlProblem(_ url: String) -> String? {
+        if url.unicodeScalars.contains(where: { $0 == " " || DisplayText.isControl($0) }) {
+            return "holds a space or a control character; write it percent-encoded (%20)"
+        }
         let lowered = url.lowercased()
         if lowered.hasPrefix("file://") {
             return url.count > "file://".count && URL(string: url)?.path.isEmpty == false ? nil : "not a file URL with a path"
@@ -480,11 +484,13 @@ extension ConfigurationLoader {
         do {
             configuration = try load(overrides, environment: environment)
         } catch {
-            StandardError.writeLine("ssvcd: \(error.description)")
+            StandardError.writeEscapedLine("ssvcd: \(error.description)")
             return DaemonMain.configurationErrorExit
         }
-        for warning in configuration.warnings { StandardError.writeLine("ssvcd: warning: \(warning)") }
+        for warning in configuration.warnings { StandardError.writeEscapedLine("ssvcd: warning: \(warning)") }
         let apps = configuration.apps
+        // Paths, versions and commands are the files' text: escaped, like the errors.
+        let print = { (line: String) in Swift.print(DisplayText.escaped(line, limit: .max)) }
         print("\(overrides.mainFile ?? defaultMainFile), \(configuration.daemon.appsDirectory): \(apps.count) app\(apps.count == 1 ? "" : "s"), configuration OK")
         for app in apps {
             print("\(app.name): format \(app.format.rawValue), schedule \(app.schedule.rawValue), \(app.version.shown), url \(URLText.withoutPassword(app.url))")

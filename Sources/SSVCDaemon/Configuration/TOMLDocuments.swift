@@ -240,7 +240,7 @@ extension ConfigurationLoader {
             print(ConfigValue.table(table).tagged.canonicalText)
             return 0
         } catch {
-            StandardError.writeLine("ssvcd: \(error)")
+            StandardError.writeEscapedLine("ssvcd: \(error)")
             return DaemonMain.configurationErrorExit
         }
     }
