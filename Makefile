@@ -198,19 +198,25 @@ bench: deps
 # target for FUZZ_SECONDS from its corpus in Fuzz/corpus, learning into
 # .build/fuzz-corpus; a crash's input goes to .build/fuzz-artifacts.
 FUZZ_SECONDS ?= 60
-# What make test runs: each corpus plus this many new inputs per target.
-FUZZ_RUNS    ?= 5000
+# What make test runs: each corpus plus this many new inputs per target;
+# the configuration loader, which starts a child per input, fewer.
+FUZZ_RUNS        ?= 5000
+FUZZ_CONFIG_RUNS ?= 1000
 FUZZ_TARGETS := json ssvc turkcell itunes github pointers rules minisign varlink state times proxy dpkg versions
 FUZZ_BIN     := .build/fuzz/debug/ssvc-fuzz
+# The config target's --validate-toml child: the debug ssvcd, uninstrumented.
+FUZZ_ENV     := SSVC_FUZZ_VALIDATOR=$(CURDIR)/$(BUILD_DIR)/ssvcd
 
 fuzz-build: deps
 	$(SWIFT) build --build-path .build/fuzz --product ssvc-fuzz -Xswiftc -sanitize=fuzzer,address -Xswiftc -DFUZZING
+	$(SWIFT) build --product ssvcd $(STRICT_FLAGS)
 
 fuzz: fuzz-build
-	@Fuzz/run $(FUZZ_BIN) $(FUZZ_SECONDS) time $(FUZZ_TARGETS)
+	@$(FUZZ_ENV) Fuzz/run $(FUZZ_BIN) $(FUZZ_SECONDS) time $(FUZZ_TARGETS) config
 
 fuzz-check: fuzz-build
-	@Fuzz/run $(FUZZ_BIN) $(FUZZ_RUNS) runs $(FUZZ_TARGETS)
+	@$(FUZZ_ENV) Fuzz/run $(FUZZ_BIN) $(FUZZ_RUNS) runs $(FUZZ_TARGETS)
+	@$(FUZZ_ENV) Fuzz/run $(FUZZ_BIN) $(FUZZ_CONFIG_RUNS) runs config
 
 # The unit and daemon tests (no executables started) under AddressSanitizer,
 # then ThreadSanitizer, each in a build of its own; any report fails.

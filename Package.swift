@@ -118,7 +118,7 @@ let package = Package(
         // libFuzzer targets over every parser of outside input (make fuzz,
         // built with -sanitize=fuzzer,address -DFUZZING); in an ordinary
         // build, a tool that runs a corpus through them.
-        .executableTarget(name: "ssvc-fuzz", dependencies: ["SSVCControl", "SSVCCore", "SSVCPosix", "SSVCSigning"]),
+        .executableTarget(name: "ssvc-fuzz", dependencies: ["SSVCControl", "SSVCCore", "SSVCDaemon", "SSVCPosix", "SSVCSigning"]),
 
         .testTarget(name: "SSVCCoreTests", dependencies: ["SSVCCore"]),
         .testTarget(name: "SSVCPosixTests", dependencies: ["SSVCPosix", "SSVCCore"]),

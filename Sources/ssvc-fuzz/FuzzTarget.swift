@@ -8,7 +8,7 @@ import SSVCSigning
 /// oracle is at hand, agree with it. A disagreement is a trap, which
 /// libFuzzer reports as a crash with the input.
 enum FuzzTarget: String, CaseIterable {
-    case json, ssvc, turkcell, itunes, github, pointers, rules, minisign, varlink, state, times, proxy, dpkg, versions
+    case json, ssvc, turkcell, itunes, github, pointers, rules, minisign, varlink, state, times, proxy, dpkg, versions, config
 
     /// A fixed clock and machine, so that a run can be repeated.
     static let now = Date(timeIntervalSince1970: 1_800_000_000)
@@ -112,6 +112,8 @@ enum FuzzTarget: String, CaseIterable {
                 precondition(reversed == order.reversed, "\(scheme) compares '\(left)' and '\(other)' as \(order) but not the other way")
             }
             DebianOracle.compare(left, other)
+        case .config:
+            ConfigurationFuzzing.run(bytes)
         }
     }
 }

@@ -1,0 +1,100 @@
+@preconcurrency import Glibc
+import SSVCCore
+import SSVCDaemon
+import SSVCPosix
+
+/// The `config` target: an `ssvcd.toml` and its apps directory, loaded as
+/// a start loads them, through the same `--validate-toml` child: the
+/// `ssvcd` in `SSVC_FUZZ_VALIDATOR` (make fuzz sets it: an uninstrumented
+/// child starts in a third of the time), else this executable, which
+/// answers as `ssvcd` does. The input is the main file, then each app file
+/// after a line `%%`; the seeds set `apps-dir = "apps.d"`, the folder the
+/// app files are written to.
+enum ConfigurationFuzzing {
+    static let separator = Array("\n%%\n".utf8)
+    static let maximumAppFiles = 8
+    static let validator = ProcessEnvironment.variables()["SSVC_FUZZ_VALIDATOR"] ?? "/proc/self/exe"
+
+    /// A folder of this process's own under `TMPDIR`, made once.
+    static let folder: String = {
+        let base = ProcessEnvironment.variables()["TMPDIR"] ?? "/tmp"
+        let folder = "\(base)/ssvc-fuzz-config.\(getpid())"
+        do {
+            try FileSystem.makeDirectories(folder + "/apps.d", mode: 0o700)
+        } catch {
+            StandardError.writeLine("ssvc-fuzz: cannot make \(folder): \(error)")
+            exit(1)
+        }
+        return folder
+    }()
+
+    static func run(_ bytes: [UInt8]) {
+        var parts = split(bytes)
+        let main = parts.removeFirst()
+        let mainFile = folder + "/ssvcd.toml"
+        write(main, to: mainFile)
+        let appsFolder = folder + "/apps.d"
+        for name in (try? FileSystem.names(in: appsFolder)) ?? [] { unlink(appsFolder + "/" + name) }
+        for (index, part) in parts.prefix(maximumAppFiles).enumerated() {
+            let file = "\(appsFolder)/app\(index).toml"
+            write(part, to: file)
+        }
+        let overrides = ConfigurationLoader.Overrides(
+            mainFile: mainFile, stateDirectory: folder + "/state", socketPath: folder + "/socket", validator: validator
+        )
+        // An error is an answer; a crash, trap or hang is not.
+        if let configuration = try? ConfigurationLoader.load(overrides, environment: [:]) { check(configuration) }
+    }
+
+    /// What a configuration that loads promises the daemon: numbers in
+    /// their ranges, one app per name, names a journal field can carry.
+    static func check(_ configuration: Configuration) {
+        let daemon = configuration.daemon
+        typealias Limits = ConfigurationLoader.Limits
+        precondition(Limits.idleTimeoutSeconds.contains(daemon.idleTimeoutSeconds), "idle-timeout out of range")
+        precondition(Limits.timeoutSeconds.contains(daemon.timeoutSeconds), "timeout out of range")
+        precondition(Limits.maxResponseBytes.contains(daemon.maxResponseBytes), "max-response-bytes out of range")
+        if let position = daemon.rolloutPosition { precondition(Limits.rolloutPosition.contains(position), "rollout-position out of range") }
+        var names: Set<String> = []
+        for app in configuration.apps {
+            precondition(names.insert(app.name).inserted, "two apps named \(app.name)")
+            precondition(!app.name.isEmpty && app.name.unicodeScalars.allSatisfy { $0.isASCII && !DisplayText.isControl($0) }, "app name \(app.name)")
+            precondition(!app.url.unicodeScalars.contains { DisplayText.isControl($0) }, "a control character in the URL of \(app.name)")
+            if let seconds = app.phasedRolloutSeconds { precondition(Limits.rolloutSeconds.contains(seconds), "phased-rollout-seconds out of range") }
+        }
+    }
+
+    /// The input cut at each `%%` line.
+    static func split(_ bytes: [UInt8]) -> [[UInt8]] {
+        var parts: [[UInt8]] = []
+        var rest = bytes[...]
+        while let range = firstRange(of: separator, in: rest) {
+            parts.append(Array(rest[..<range.lowerBound]))
+            rest = rest[range.upperBound...]
+        }
+        parts.append(Array(rest))
+        return parts
+    }
+
+    static func firstRange(of needle: [UInt8], in haystack: ArraySlice<UInt8>) -> Range<Int>? {
+        guard haystack.count >= needle.count else { return nil }
+        for start in haystack.startIndex...(haystack.endIndex - needle.count) where haystack[start..<start + needle.count].elementsEqual(needle) {
+            return start..<start + needle.count
+        }
+        return nil
+    }
+
+    static func write(_ bytes: [UInt8], to file: String) {
+        do {
+            try FileSystem.replace(file, with: bytes, mode: 0o600, durable: false)
+        } catch {
+            StandardError.writeLine("ssvc-fuzz: cannot write \(file): \(error)")
+            exit(1)
+        }
+    }
+
+    /// `ssvc-fuzz --validate-toml`: the child the loader starts, as `ssvcd --validate-toml`.
+    static func validateIfAsked(_ arguments: [String]) {
+        if arguments.dropFirst().first == "--validate-toml" { exit(ConfigurationLoader.validateTOMLFromStandardInput()) }
+    }
+}
