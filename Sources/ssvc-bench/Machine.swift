@@ -47,3 +47,80 @@ enum ProcFile {
         return nil
     }
 }
+
+/// What a process holds, by name, from /proc: so that a count above the
+/// start can say what the extra is.
+enum ProcHeld {
+    /// Each open descriptor's target: files by path, anonymous inodes by
+    /// kind (`anon_inode:[timerfd]`), pipes as `pipe`, sockets as what
+    /// they are (`unix /path`, `unix`, `tcp ESTABLISHED`).
+    static func descriptors(_ pid: pid_t) -> [String] {
+        let sockets = socketKinds(pid)
+        return entries("/proc/\(pid)/fd").map { descriptor(pid, $0, sockets: sockets) }
+    }
+
+    /// What descriptor `number` of `pid` is, as `descriptors` names it.
+    static func descriptor(_ pid: pid_t, _ number: String, sockets: [String: String]) -> String {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let length = readlink("/proc/\(pid)/fd/\(number)", &buffer, buffer.count - 1)
+        guard length > 0 else { return "?" }
+        let target = String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        if target.hasPrefix("pipe:[") { return "pipe" }
+        if target.hasPrefix("socket:[") { return sockets[String(target.dropFirst(8).dropLast())] ?? "socket" }
+        return target
+    }
+
+    /// What each socket inode of `pid`'s network namespace is, from
+    /// /proc/PID/net/{unix,tcp,tcp6}.
+    static func socketKinds(_ pid: pid_t) -> [String: String] {
+        var kinds: [String: String] = [:]
+        // unix: Num RefCount Protocol Flags Type St Inode [Path]
+        for line in (ProcFile.read("/proc/\(pid)/net/unix") ?? "").split(separator: "\n").dropFirst() {
+            let fields = line.split(separator: " ")
+            guard fields.count >= 7 else { continue }
+            kinds[String(fields[6])] = fields.count > 7 ? "unix \(fields[7])" : "unix"
+        }
+        // tcp: sl local remote st ... inode (the tenth field)
+        let states = ["01": "ESTABLISHED", "06": "TIME_WAIT", "08": "CLOSE_WAIT", "0A": "LISTEN"]
+        for file in ["tcp", "tcp6"] {
+            for line in (ProcFile.read("/proc/\(pid)/net/\(file)") ?? "").split(separator: "\n").dropFirst() {
+                let fields = line.split(separator: " ")
+                guard fields.count >= 10 else { continue }
+                kinds[String(fields[9])] = "tcp \(states[String(fields[3])] ?? String(fields[3]))"
+            }
+        }
+        return kinds
+    }
+
+    /// Each thread's name (`comm`).
+    static func threads(_ pid: pid_t) -> [String] {
+        entries("/proc/\(pid)/task").map { task in
+            String(ProcFile.read("/proc/\(pid)/task/\(task)/comm")?.split(separator: "\n").first ?? "?")
+        }
+    }
+
+    /// What `now` has more of than `start`, each name with how many more.
+    static func extra(_ now: [String], over start: [String]) -> [String] {
+        let before = Dictionary(start.map { ($0, 1) }, uniquingKeysWith: +)
+        return Dictionary(now.map { ($0, 1) }, uniquingKeysWith: +).sorted { $0.key < $1.key }.compactMap { name, count in
+            let more = count - (before[name] ?? 0)
+            return more > 0 ? "\(more) \(name)" : nil
+        }
+    }
+
+    /// `names` counted: "2 ssvcd, 1 NIO-ELT-0-#0".
+    static func counted(_ names: [String]) -> String {
+        extra(names, over: []).joined(separator: ", ")
+    }
+
+    private static func entries(_ folder: String) -> [String] {
+        guard let directory = opendir(folder) else { return [] }
+        defer { closedir(directory) }
+        var names: [String] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+}

@@ -92,10 +92,10 @@ final class SoakRun: @unchecked Sendable {
         let started = MonotonicClock.seconds()
         while MonotonicClock.seconds() - started < 10, (try? VarlinkClient(path: socket)) == nil { usleep(20_000) }
         usleep(2_000_000)
-        let baseline = (descriptors: descriptors(pid), threads: ProcFile.statusNumber(pid, "Threads") ?? 0)
+        let baseline = (descriptors: ProcHeld.descriptors(pid), threads: ProcHeld.threads(pid))
         print("soak [\(Machine.summary); \(apps) apps (\(apps * 12 / 20) healthy, the rest slow, 500, reset, HTML, 2 MiB, redirect loop, signed), "
             + "8 GetStatus clients, 2 Check clients, a reload a second (half broken), Watch clients coming and going, \(minutes) min, \(ssvcd)]")
-        print("start: \(baseline.descriptors) descriptors, \(baseline.threads) threads")
+        print("start: \(baseline.descriptors.count) descriptors, \(baseline.threads.count) threads (\(ProcHeld.counted(baseline.threads)))")
         print("min  RSS MiB  fds  threads  checks  failed  reloads ok/refused  GetStatus p50/p99/max ms")
 
         var threads: [pthread_t] = []
@@ -118,7 +118,7 @@ final class SoakRun: @unchecked Sendable {
             if minute == 1 { firstMinuteRSS = rss }
             let p = { (fraction: Double) in sample.lat.isEmpty ? 0 : sample.lat[min(sample.lat.count - 1, Int(Double(sample.lat.count) * fraction))] }
             worstP99 = max(worstP99, p(0.99))
-            print("\(pad(minute, 3))  \(pad(String(mebibytes: rss), 7))  \(pad(descriptors(pid), 3))  \(pad(ProcFile.statusNumber(pid, "Threads") ?? 0, 7))  "
+            print("\(pad(minute, 3))  \(pad(String(mebibytes: rss), 7))  \(pad(ProcHeld.descriptors(pid).count, 3))  \(pad(ProcFile.statusNumber(pid, "Threads") ?? 0, 7))  "
                 + "\(pad(sample.checks, 6))  \(pad(sample.failed, 6))  \(pad("\(sample.reloads)/\(sample.refused)", 18))  "
                 + "\(String(format2: p(0.5)))/\(String(format2: p(0.99)))/\(String(format2: sample.lat.last ?? 0)) (\(sample.lat.count) calls)")
         }
@@ -139,15 +139,25 @@ final class SoakRun: @unchecked Sendable {
         locked { running = false }
         for thread in threads { pthread_join(thread, nil) }
         let endRSS = ProcFile.statusNumber(pid, "VmRSS") ?? 0
-        usleep(20_000_000)
-        let after = (descriptors: descriptors(pid), threads: ProcFile.statusNumber(pid, "Threads") ?? 0)
+        // Back to the start? Asked each second for up to two minutes: an
+        // idle pooled HTTP connection lives 60 s after its last request.
+        let loadEnded = MonotonicClock.seconds()
+        var after = (descriptors: ProcHeld.descriptors(pid), threads: ProcHeld.threads(pid))
+        while after.descriptors.count > baseline.descriptors.count || after.threads.count > baseline.threads.count,
+              MonotonicClock.seconds() - loadEnded < 120 {
+            usleep(1_000_000)
+            after = (ProcHeld.descriptors(pid), ProcHeld.threads(pid))
+        }
+        let settled = Int(MonotonicClock.seconds() - loadEnded)
         let stopStart = MonotonicClock.seconds()
         kill(pid, SIGTERM)
         let termination = daemon.wait()
         let stopSeconds = MonotonicClock.seconds() - stopStart
         print("RSS after the first minute: \(String(mebibytes: firstMinuteRSS)) → \(String(mebibytes: endRSS)) MiB at the end "
             + "(\(endRSS - firstMinuteRSS >= 0 ? "+" : "")\(endRSS - firstMinuteRSS) KiB; target under +1024 KiB)")
-        print("20 s after the load: \(after.descriptors) descriptors (start \(baseline.descriptors)), \(after.threads) threads (start \(baseline.threads))")
+        let extra = ProcHeld.extra(after.descriptors, over: baseline.descriptors) + ProcHeld.extra(after.threads, over: baseline.threads)
+        print("after the load: \(after.descriptors.count) descriptors (start \(baseline.descriptors.count)), \(after.threads.count) threads (start \(baseline.threads.count))"
+            + (extra.isEmpty ? ", \(settled) s after it" : ", still \(settled) s after it; more than at the start: \(extra.joined(separator: ", "))"))
         print("GetStatus p99, worst minute: \(String(format2: worstP99)) ms (target under 10 ms)")
         print("checks lost (never checked, or overdue by 90 s at the end): \(lost.count)\(lost.isEmpty ? "" : ": " + lost.prefix(10).joined(separator: ", "))")
         print("SIGTERM to exit: \(String(format2: stopSeconds * 1_000)) ms, \(termination) (target under 2 s)")
@@ -244,17 +254,6 @@ final class SoakRun: @unchecked Sendable {
             return nil
         }, box) == 0 else { throw BenchError("cannot start a thread") }
         return thread
-    }
-
-    private func descriptors(_ pid: pid_t) -> Int {
-        guard let folder = opendir("/proc/\(pid)/fd") else { return 0 }
-        defer { closedir(folder) }
-        var count = 0
-        while let entry = readdir(folder) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            if name != "." && name != ".." { count += 1 }
-        }
-        return count
     }
 
     private func write(_ path: String, _ text: String) throws(BenchError) {
