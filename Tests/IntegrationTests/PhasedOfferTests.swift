@@ -17,7 +17,7 @@ struct PhasedOfferTests {
         return record
     }
 
-    func metrics(_ path: String) -> String { (try? String(contentsOfFile: path, encoding: .utf8)) ?? "" }
+    func contents(_ path: String) -> String { (try? String(contentsOfFile: path, encoding: .utf8)) ?? "" }
 
     @Test("pending after the first check, offered about 10 s later with no second request; a restart keeps the offer time")
     func offeredInItsTurn() throws {
@@ -42,8 +42,8 @@ struct PhasedOfferTests {
         let status = try Executable.run("ssvcctl", ["--socket", daemon.socketPath, "status"])
         #expect(status.status == 0)
         #expect(status.standardOutput.contains("app: 2.0 phased: offered here at "), "\(status.standardOutput)")
-        #expect(metrics(prom).contains("ssvc_update_pending{app=\"app\"} 1"), "\(metrics(prom))")
-        #expect(metrics(prom).contains("ssvc_update_offer_timestamp_seconds{app=\"app\"} \(Int(offerAt.timeIntervalSince1970))"))
+        #expect(contents(prom).contains("ssvc_update_pending{app=\"app\"} 1"), "\(contents(prom))")
+        #expect(contents(prom).contains("ssvc_update_offer_timestamp_seconds{app=\"app\"} \(Int(offerAt.timeIntervalSince1970))"))
         #expect(daemon.log.contains("app: up to date (1.0); 2.0 phased: offered here at \(offerText)"), "\(daemon.log)")
 
         // A restart in between keeps the offer time, and checks nothing.
@@ -51,6 +51,9 @@ struct PhasedOfferTests {
         daemon = try DaemonProcess(daemon: settings, apps: apps, folder: folder)
         #expect(daemon.wait { FileManager.default.fileExists(atPath: daemon.socketPath) })
         #expect(try daemon.statusByApp()["app"]?["offerAt"] as? String == offerText)
+        // An operator's `ssvcctl watch` beside a program's Watch call.
+        let watchText = folder.url.appendingPathComponent("watch.txt").path
+        _ = try Executable.shell("timeout 40 '\(try Executable.path("ssvcctl"))' --socket '\(daemon.socketPath)' watch > '\(watchText)' 2>&1 &")
         let watcher = try RawConnection(daemon.socketPath)
         watcher.call("io.ssvc.Daemon.Watch", extra: #","more":true"#)
 
@@ -68,14 +71,16 @@ struct PhasedOfferTests {
         #expect(app["pendingVersion"] == nil)
         #expect(madeAt >= offerAt && madeAt.timeIntervalSince(offerAt) < 3, "made at \(madeAt), due \(offerAt)")
         #expect(server.requests().count == 1, "one request in all: \(server.requests())")
+        #expect(daemon.wait { contents(watchText).contains(" offer app update-available 1.0 -> 2.0 (phased rollout: its turn here came)\n") },
+                "ssvcctl watch: \(contents(watchText))")
 
         #expect(daemon.wait { (try? String(contentsOfFile: record, encoding: .utf8))?.contains("status-changed up-to-date -> update-available 2.0") == true },
                 "\((try? String(contentsOfFile: record, encoding: .utf8)) ?? "no hook ran")")
         let entry = daemon.lines(for: "app").first { $0.contains("update available: 1.0 → 2.0 (phased rollout") }
         #expect(entry?.contains("MESSAGE_ID=\(MessageID.updateAvailable.rawValue)") == true, "\(daemon.log)")
         #expect(entry?.contains("SSVC_PHASED_OFFER_AT=\(offerText)") == true, "\(entry ?? "")")
-        #expect(daemon.wait { metrics(prom).contains("ssvc_update_pending{app=\"app\"} 0") }, "\(metrics(prom))")
-        #expect(!metrics(prom).contains("ssvc_update_offer_timestamp_seconds{app="))
+        #expect(daemon.wait { contents(prom).contains("ssvc_update_pending{app=\"app\"} 0") }, "\(contents(prom))")
+        #expect(!contents(prom).contains("ssvc_update_offer_timestamp_seconds{app="))
         #expect(daemon.wait { daemon.app("app") != nil && daemon.app("app")?["pending"] == nil }, "the state file is written within a second")
         let after = try Executable.run("ssvcctl", ["--socket", daemon.socketPath, "status", "app"])
         #expect(after.status == 10, "\(after.standardOutput)")
