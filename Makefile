@@ -66,6 +66,13 @@ endef
 
 all: build
 
+# Runs the command $(1), then says how long it took as part $(2) (README,
+# "Tests"), keeping its exit status.
+define timed
+@echo '$(subst ','\'',$(1))'; started=$$(date +%s); $(1); status=$$?; \
+echo "make test: $(2): $$(( $$(date +%s) - started )) s"; exit $$status
+endef
+
 # Installs the Debian packages the build needs, once, only when missing.
 deps:
 	@missing=""; \
@@ -95,16 +102,18 @@ TEST_RUN := SSVC_BIN_DIR=$(CURDIR)/$(BUILD_DIR) SSVC_DEB=$(DEB_FILE) SSVC_TREES=
 STRICT_FLAGS := -Xswiftc -warnings-as-errors --explicit-target-dependency-import-check error
 
 test-build: test-deps man
-	$(SWIFT) build --build-tests $(STRICT_FLAGS)
-	$(MAKE) --no-print-directory deb
+	$(call timed,$(SWIFT) build --build-tests $(STRICT_FLAGS),debug build)
+	$(call timed,$(MAKE) --no-print-directory deb,release build and package)
 
 # Every test; then the hostile-input suites once more against the release
 # binaries the package ships (assertions and traps differ between builds);
-# then every fuzz target over its corpus and some new inputs.
+# then every fuzz target over its corpus and some new inputs; then the unit
+# and daemon tests under AddressSanitizer and ThreadSanitizer.
 test: test-build
-	$(TEST_RUN)
-	SSVC_BIN_DIR=$(CURDIR)/.build/release $(SWIFT) test --skip-build --filter 'NeverWedgeTests|TOMLComparisonTests'
-	$(MAKE) --no-print-directory fuzz-check
+	$(call timed,$(TEST_RUN),the tests)
+	$(call timed,SSVC_BIN_DIR=$(CURDIR)/.build/release $(SWIFT) test --skip-build --filter 'NeverWedgeTests|TOMLComparisonTests',hostile input on release binaries)
+	$(call timed,$(MAKE) --no-print-directory fuzz-check,fuzz-check)
+	$(call timed,$(MAKE) --no-print-directory sanitize,sanitize)
 
 # The package under systemd as PID 1 (systemd-nspawn --boot), alone.
 test-systemd: test-build
