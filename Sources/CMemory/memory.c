@@ -12,6 +12,10 @@ int ssvc_trim_heap(void) {
     return malloc_trim(0);
 }
 
+int ssvc_limit_arenas(int count) {
+    return mallopt(M_ARENA_MAX, count);
+}
+
 /// Whether the loader may have written into the object's read-only
 /// segments (text relocations): those pages are private copies now, and
 /// dropping them would bring back the file's unrelocated bytes.

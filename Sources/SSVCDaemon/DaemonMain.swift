@@ -17,6 +17,7 @@ public enum DaemonMain {
     /// Everything in Swift concurrency runs on the main queue
     /// (`MainQueueExecutor`), so that an idle daemon is never woken.
     public static func start(overrides: ConfigurationLoader.Overrides, logTarget: LogTarget) -> Never {
+        IdleMemoryReleaser.limitArenas(environment: ProcessEnvironment.variables())
         MainQueueExecutor.install()
         Task {
             exit(await run(overrides: overrides, logTarget: logTarget))

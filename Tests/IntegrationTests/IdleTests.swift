@@ -32,6 +32,21 @@ private func residentFileKiB(_ pid: pid_t) -> Int {
     return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") ?? 0
 }
 
+/// glibc's malloc arenas besides the main one in `pid`: each is a heap
+/// mapped at a 64 MiB boundary and reserved 64 MiB long (usable part and
+/// reserve as two mappings, or one).
+private func secondaryArenas(_ pid: pid_t) -> Int {
+    let heapSize = 64 << 20
+    let ranges = ((try? String(contentsOfFile: "/proc/\(pid)/maps", encoding: .utf8)) ?? "").split(separator: "\n").compactMap { line -> (Int, Int, Bool)? in
+        let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+        let bounds = fields.first?.split(separator: "-").compactMap { Int($0, radix: 16) } ?? []
+        guard bounds.count == 2 else { return nil }
+        return (bounds[0], bounds[1], fields.count == 5)  // no path: anonymous
+    }
+    let ends = Set(ranges.map(\.1))
+    return ranges.filter { start, _, anonymous in anonymous && start % heapSize == 0 && ends.contains(start + heapSize) }.count
+}
+
 /// The tests wait with `Task.sleep`, not `sleep`: a blocked thread of the
 /// test runner's small pool would hold up every other test meanwhile.
 @Suite("an idle daemon")
@@ -51,6 +66,22 @@ struct IdleTests {
             "threads woke while idle: \(woken.map { "\($0.key): \($0.value - (before[$0.key] ?? 0)) switches" }), before \(before.keys.sorted()), after \(after.keys.sorted())"
         )
         #expect(daemon.stop() == 0)
+    }
+
+    @Test("the daemon allocates from one malloc arena, however many of its threads have allocated; MALLOC_ARENA_MAX overrides it")
+    func oneArena() throws {
+        let daemon = try idleDaemon()
+        for _ in 0..<3 { #expect(try Executable.run("ssvcctl", ["--socket", daemon.socketPath, "status"]).status == 10) }
+        #expect(secondaryArenas(daemon.process.pid) == 0, "\(secondaryArenas(daemon.process.pid)) arenas besides the main one")
+        #expect(daemon.stop() == 0)
+
+        let folder = try TemporaryFolder()
+        let document = "file://" + (try folder.file("r.json", goodBody))
+        let chosen = try DaemonProcess(apps: appTable("idle", url: document), environment: ["MALLOC_ARENA_MAX": "8"], folder: folder)
+        try #require(chosen.wait { chosen.app("idle")?["lastSuccess"] != nil })
+        for _ in 0..<3 { #expect(try Executable.run("ssvcctl", ["--socket", chosen.socketPath, "status"]).status == 10) }
+        #expect(secondaryArenas(chosen.process.pid) > 0, "the operator's MALLOC_ARENA_MAX was not left to glibc")
+        #expect(chosen.stop() == 0)
     }
 
     @Test("the code pages a check touched are given back within 15 s of the last work, with no timer left running")

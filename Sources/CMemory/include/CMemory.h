@@ -8,6 +8,11 @@
 /// after a burst of checks the daemon idles for an hour.
 int ssvc_trim_heap(void);
 
+/// Caps glibc's malloc arenas at `count` (mallopt M_ARENA_MAX); 1 on
+/// success. Call it before the threads that allocate start: a thread keeps
+/// the arena it was given.
+int ssvc_limit_arenas(int count);
+
 /// Drops from this process the pages of every loaded object's read-only
 /// segments (code, constants): madvise(MADV_DONTNEED) over each PT_LOAD
 /// without PF_W. They stay in the page cache, so the next use maps them
