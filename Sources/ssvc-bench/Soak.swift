@@ -53,6 +53,8 @@ final class SoakRun: @unchecked Sendable {
     private func note(_ error: String) { locked { if errors.count < 20 { errors.append(error) } } }
 
     func run() throws(BenchError) {
+        // Each minute's line as it is printed, into a file or a pipe too.
+        setvbuf(stdout, nil, _IOLBF, 0)
         guard let document = ProcFile.read(fixtures + "/doc.json"), let signature = ProcFile.read(fixtures + "/prehashed.minisig"),
               let key = ProcFile.read(fixtures + "/minisign.pub")?.split(separator: "\n").last.map(String.init)
         else { throw BenchError("cannot read the minisign fixtures in \(fixtures)") }
