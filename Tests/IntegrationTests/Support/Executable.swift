@@ -73,9 +73,12 @@ final class TemporaryFolder {
     deinit { try? FileManager.default.removeItem(at: url) }
 
     /// Writes `contents` to a file in the folder and returns its path.
+    /// Through a descriptor closed on exec, then renamed into place: a
+    /// child another test starts meanwhile must not inherit the write end
+    /// of a script the daemon will run (exec would fail, "Text file busy").
     func file(_ name: String, _ contents: Data) throws -> String {
         let file = url.appendingPathComponent(name)
-        try contents.write(to: file)
+        try FileSystem.replace(file.path, with: Array(contents), mode: 0o644, durable: false)
         return file.path
     }
 
