@@ -29,7 +29,7 @@ enum ConfigurationFuzzing {
     }()
 
     static func run(_ bytes: [UInt8]) {
-        var parts = split(bytes)
+        var parts = bytes.split(separator: separator, omittingEmptySubsequences: false).map(Array.init)
         let main = parts.removeFirst()
         let mainFile = folder + "/ssvcd.toml"
         write(main, to: mainFile)
@@ -62,26 +62,6 @@ enum ConfigurationFuzzing {
             precondition(!app.url.unicodeScalars.contains { DisplayText.isControl($0) }, "a control character in the URL of \(app.name)")
             if let seconds = app.phasedRolloutSeconds { precondition(Limits.rolloutSeconds.contains(seconds), "phased-rollout-seconds out of range") }
         }
-    }
-
-    /// The input cut at each `%%` line.
-    static func split(_ bytes: [UInt8]) -> [[UInt8]] {
-        var parts: [[UInt8]] = []
-        var rest = bytes[...]
-        while let range = firstRange(of: separator, in: rest) {
-            parts.append(Array(rest[..<range.lowerBound]))
-            rest = rest[range.upperBound...]
-        }
-        parts.append(Array(rest))
-        return parts
-    }
-
-    static func firstRange(of needle: [UInt8], in haystack: ArraySlice<UInt8>) -> Range<Int>? {
-        guard haystack.count >= needle.count else { return nil }
-        for start in haystack.startIndex...(haystack.endIndex - needle.count) where haystack[start..<start + needle.count].elementsEqual(needle) {
-            return start..<start + needle.count
-        }
-        return nil
     }
 
     static func write(_ bytes: [UInt8], to file: String) {
