@@ -490,10 +490,10 @@ extension ConfigurationLoader {
         for warning in configuration.warnings { StandardError.writeEscapedLine("ssvcd: warning: \(warning)") }
         let apps = configuration.apps
         // Paths, versions and commands are the files' text: escaped, like the errors.
-        let print = { (line: String) in Swift.print(DisplayText.escaped(line, limit: .max)) }
-        print("\(overrides.mainFile ?? defaultMainFile), \(configuration.daemon.appsDirectory): \(apps.count) app\(apps.count == 1 ? "" : "s"), configuration OK")
+        let show = { (line: String) in print(DisplayText.escaped(line, limit: .max)) }
+        show("\(overrides.mainFile ?? defaultMainFile), \(configuration.daemon.appsDirectory): \(apps.count) app\(apps.count == 1 ? "" : "s"), configuration OK")
         for app in apps {
-            print("\(app.name): format \(app.format.rawValue), schedule \(app.schedule.rawValue), \(app.version.shown), url \(URLText.withoutPassword(app.url))")
+            show("\(app.name): format \(app.format.rawValue), schedule \(app.schedule.rawValue), \(app.version.shown), url \(URLText.withoutPassword(app.url))")
         }
         return 0
     }
