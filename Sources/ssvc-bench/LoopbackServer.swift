@@ -1,5 +1,6 @@
 @preconcurrency import Glibc
 import Dispatch
+import Synchronization
 
 /// An HTTP/1.1 server on 127.0.0.1 for the benchmarks. Each request's
 /// target is handed to `answer`, which says what goes back; connections
@@ -18,6 +19,9 @@ final class LoopbackServer: @unchecked Sendable {
     private let listener: Int32
     private let answer: @Sendable (_ target: String) -> Reply
     private let serving = DispatchQueue(label: "io.ssvc.bench.http")
+    private let stopped = Atomic<Bool>(false)
+    /// Connections open now, so that `shutdown` can end them.
+    private let open = Mutex<Set<Int32>>([])
 
     init(answer: @escaping @Sendable (_ target: String) -> Reply) throws(BenchError) {
         self.answer = answer
@@ -56,11 +60,23 @@ final class LoopbackServer: @unchecked Sendable {
         return Array("HTTP/1.1 \(status) \(reason)\r\nContent-Type: application/json\r\nContent-Length: \(body.count)\r\n\r\n".utf8) + body
     }
 
-    /// Stops accepting: the serving thread's `accept` fails and it returns.
+    /// Stops accepting (the serving thread's `accept` fails and it
+    /// returns) and ends every open connection: a client's next request is
+    /// refused, not answered on a kept-alive connection. Only the first
+    /// call does anything.
     func shutdown() {
+        guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
         Glibc.shutdown(listener, Int32(SHUT_RDWR))
         serving.sync {}
         close(listener)
+        open.withLock { for descriptor in $0 { Glibc.shutdown(descriptor, Int32(SHUT_RDWR)) } }
+    }
+
+    /// A connection's descriptor leaves the set before it is closed, so
+    /// `shutdown` never touches a number the system has given out again.
+    private func closeConnection(_ descriptor: Int32) {
+        open.withLock { _ = $0.remove(descriptor) }
+        close(descriptor)
     }
 
     private func serve() {
@@ -71,14 +87,15 @@ final class LoopbackServer: @unchecked Sendable {
                 return
             }
             _ = fcntl(connection, F_SETFD, FD_CLOEXEC)
-            let work = Unmanaged.passRetained(Connection(descriptor: connection, answer: answer)).toOpaque()
+            open.withLock { _ = $0.insert(connection) }
+            let work = Unmanaged.passRetained(Connection(descriptor: connection, server: self)).toOpaque()
             var thread = pthread_t()
             guard pthread_create(&thread, nil, { raw in
                 Unmanaged<Connection>.fromOpaque(raw!).takeRetainedValue().answerUntilClosed()
                 return nil
             }, work) == 0 else {
                 Unmanaged<Connection>.fromOpaque(work).release()
-                close(connection)
+                closeConnection(connection)
                 continue
             }
             pthread_detach(thread)
@@ -89,15 +106,15 @@ final class LoopbackServer: @unchecked Sendable {
     /// body) gets its answer, until either side closes.
     private final class Connection {
         let descriptor: Int32
-        let answer: @Sendable (String) -> Reply
+        let server: LoopbackServer
 
-        init(descriptor: Int32, answer: @escaping @Sendable (String) -> Reply) {
+        init(descriptor: Int32, server: LoopbackServer) {
             self.descriptor = descriptor
-            self.answer = answer
+            self.server = server
         }
 
         func answerUntilClosed() {
-            defer { close(descriptor) }
+            defer { server.closeConnection(descriptor) }
             var pending: [UInt8] = []
             var chunk = [UInt8](repeating: 0, count: 4096)
             let endOfHead = Array("\r\n\r\n".utf8)
@@ -106,7 +123,7 @@ final class LoopbackServer: @unchecked Sendable {
                     let head = String(decoding: pending[..<end.lowerBound], as: UTF8.self)
                     pending.removeSubrange(..<end.upperBound)
                     let target = head.split(separator: " ").dropFirst().first.map(String.init) ?? "/"
-                    switch answer(target) {
+                    switch server.answer(target) {
                     case let .send(bytes):
                         guard send(bytes) else { return }
                     case .reset:
