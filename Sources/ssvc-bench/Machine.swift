@@ -114,6 +114,6 @@ enum ProcHeld {
     }
 
     private static func entries(_ folder: String) -> [String] {
-        ((try? FileSystem.names(in: folder)) ?? nil) ?? []
+        (try? FileSystem.names(in: folder)) ?? []
     }
 }

@@ -141,10 +141,9 @@ final class SoakRun: @unchecked Sendable {
         locked { running = false }
         for thread in threads { pthread_join(thread, nil) }
         let endRSS = ProcFile.statusNumber(pid, "VmRSS") ?? 0
-        // The server goes with the load: the daemon's checks go on, but
-        // are refused at once, so a socket still held below is one the
-        // daemon kept, not a check in flight (one run named an ESTABLISHED
-        // connection, which a retry at that moment explains as well).
+        // The server goes with the load and ends its connections: the
+        // daemon's checks go on but are refused at once, so a socket still
+        // held below is one the daemon kept, not a check in flight.
         server.shutdown()
         // Back to the start? Asked each second for up to two minutes: an
         // idle pooled HTTP connection lives 60 s after its last request.
