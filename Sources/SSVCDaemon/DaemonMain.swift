@@ -47,6 +47,13 @@ public enum DaemonMain {
 
         for warning in configuration.warnings { logger.warning("\(warning)") }
         let store = StateStore(directory: configuration.daemon.stateDirectory)
+        do {
+            try store.lock()
+        } catch {
+            logger.critical("\(error)", metadata: ["SSVC_ERROR": "\(error)"])
+            if echoesToStandardError(logTarget) { StandardError.writeEscapedLine("ssvcd: \(error)") }
+            return 1
+        }
         let loaded: StateStore.Loaded
         do {
             loaded = try store.load(now: Date())

@@ -64,9 +64,7 @@ public enum FileSystem {
         defer { close(folder) }
         var info = stat()
         guard fstat(folder, &info) == 0 else { throw failure("cannot read the folder \(folderPath)") }
-        if info.st_mode & S_IWOTH != 0 && info.st_mode & S_ISVTX == 0 {
-            throw Failure(description: "not writing \(path): its folder \(folderPath) is writable by every user and not sticky")
-        }
+        if let problem = sharedFolderProblem(info, folderPath) { throw Failure(description: "not writing \(path): \(problem)") }
         let temporary = "\(name).tmp-\(getpid())-\(String(UInt64.random(in: 0...UInt64.max), radix: 36))"
         let descriptor = openat(folder, temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)
         guard descriptor >= 0 else { throw failure("cannot create \(folderPath)/\(temporary)") }
@@ -93,6 +91,23 @@ public enum FileSystem {
             throw error
         }
         if durable { fsync(folder) }
+    }
+
+    /// Why files may not be replaced in the folder `path`: it is writable
+    /// by every user and not sticky, so anyone could rename our file away
+    /// or put theirs in its place. Nil when it is safe, or does not exist
+    /// (it is made with a safe mode then). `ssvcd --check-config` and the
+    /// start apply it to the state folder, `replace` to every folder.
+    public static func folderProblem(_ path: String) -> String? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return errno == ENOENT ? nil : "cannot read \(path): \(String(cString: strerror(errno)))" }
+        guard info.st_mode & S_IFMT == S_IFDIR else { return "\(path) is not a folder" }
+        return sharedFolderProblem(info, path)
+    }
+
+    private static func sharedFolderProblem(_ info: stat, _ path: String) -> String? {
+        guard info.st_mode & S_IWOTH != 0 && info.st_mode & S_ISVTX == 0 else { return nil }
+        return "its folder \(path) is writable by every user and not sticky (mode 0\(String(info.st_mode & 0o7777, radix: 8)))"
     }
 
     /// "what failed: the system's reason", from errno.

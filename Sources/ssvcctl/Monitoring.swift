@@ -25,8 +25,8 @@ enum Monitoring {
     }
 
     /// One plugin line and its exit code: 0 OK, 1 WARNING (an update
-    /// available), 2 CRITICAL (an update required, or no success for two
-    /// periods), 3 UNKNOWN (no answer, no such app).
+    /// available, or a check failing), 2 CRITICAL (an update required, or
+    /// no success for two periods), 3 UNKNOWN (no answer, no such app).
     static func plugin(_ result: Result<[AppStatus], Unreachable>) -> (line: String, code: Int32) {
         let apps: [AppStatus]
         switch result {
@@ -56,10 +56,21 @@ enum Monitoring {
         if !required.isEmpty { problems.append("update required: \(named(required, versions: true))") }
         if !stale.isEmpty { problems.append("no success for two periods: \(named(stale, versions: false))") }
         if !problems.isEmpty { return ("SSVC CRITICAL - \(problems.joined(separator: "; ")) | \(data)", 2) }
-        if !available.isEmpty { return ("SSVC WARNING - update available: \(named(available, versions: true)) | \(data)", 1) }
-        let failures = failing.isEmpty ? "" : "; \(failing.count) failing, last good answer kept"
+        var warnings: [String] = []
+        if !available.isEmpty { warnings.append("update available: \(named(available, versions: true))") }
+        // A failing check never reads as OK, and the line claims a kept
+        // answer only where one exists.
+        if !failing.isEmpty { warnings.append("checks failing: " + failing.map(Self.failure).joined(separator: ", ")) }
+        if !warnings.isEmpty { return ("SSVC WARNING - \(warnings.joined(separator: "; ")) | \(data)", 1) }
         let summary = apps.count == 1 ? "\(apps[0].name) \(apps[0].status.rawValue) (\(AppTable.versions(apps[0])))" : "\(apps.count) apps up to date"
-        return ("SSVC OK - \(summary)\(failures) | \(data)", 0)
+        return ("SSVC OK - \(summary) | \(data)", 0)
+    }
+
+    /// "billing (3 in a row, no good answer yet)", or "…, last good answer
+    /// 2026-11-24T10:00:00Z kept)".
+    static func failure(_ app: AppStatus) -> String {
+        let kept = app.lastSuccess.map { "last good answer \($0) kept" } ?? "no good answer yet"
+        return "\(app.name) (\(app.consecutiveFailures) in a row, \(kept))"
     }
 
     /// `|` written as `\x7c`: the plugin format's separator of performance data.

@@ -389,7 +389,7 @@ struct OperatorsDay {
             """)
         #expect(try system.run(["ssvcctl", "check", "billing"]).status == 10)
         #expect(proxy.forwarded(toPort: server.port) == 1, "\(proxy.log)")
-        #expect(try apps()["billing"]?["proxy"] as? String == "http://fleet:***@127.0.0.1:\(proxy.port)")
+        #expect(try apps()["billing"]?["proxy"] as? String == "http://***@127.0.0.1:\(proxy.port)")
         let places = try output("journalctl --no-pager -o export -u ssvcd.service; ssvcctl status --json; cat /var/lib/private/ssvc/state.json")
         #expect(!places.contains(proxy.password ?? "?"), "the proxy password leaked to the journal, the status or the state")
         try sh("rm -r /etc/systemd/system/ssvcd.service.d /etc/ssvc/proxy.env && systemctl daemon-reload")

@@ -41,6 +41,38 @@ struct DaemonLifecycleTests {
         #expect(byHand.standardError.split(separator: "\n").count == 1, "\(byHand.standardError)")
     }
 
+    @Test("a second ssvcd on the same state folder exits 1 naming the first's pid; the first keeps its results")
+    func oneDaemonPerStateFolder() throws {
+        let first = try controlDaemon()
+        let before = try String(contentsOfFile: first.stateDirectory + "/state.json", encoding: .utf8)
+        let other = try TemporaryFolder()
+        try FileManager.default.createDirectory(atPath: other.url.path + "/apps.d", withIntermediateDirectories: true)
+        let config = try other.file("ssvcd.toml", """
+            [daemon]
+            state-dir = "\(first.stateDirectory)"
+            socket = "\(other.url.path)/second.sock"
+            apps-dir = "\(other.url.path)/apps.d"
+            first-check-window-seconds = 0
+            [[app]]
+            name = "alpha"
+            url = "file:///nonexistent"
+            version = "9.0"
+            """)
+        // Under timeout: without the lock the second would run on (124).
+        let second = try Executable.shell("exec timeout 10 '\(try Executable.path("ssvcd"))' --config '\(config)' --log-target stderr")
+        #expect(second.status == 1, "\(second.standardError)")
+        #expect(second.standardError.contains("another ssvcd (pid \(first.process.pid)) is running on the state folder \(first.stateDirectory)"), "\(second.standardError)")
+        #expect(try String(contentsOfFile: first.stateDirectory + "/state.json", encoding: .utf8) == before, "the second wrote nothing")
+        #expect(!FileManager.default.fileExists(atPath: other.url.path + "/second.sock"))
+        try expectHealthy(first)
+        #expect(first.stop() == 0)
+        // The lock goes with the process: the folder is free again.
+        let third = try DaemonProcess(daemon: "", apps: appTable("alpha", url: "file://" + first.folder.url.path + "/r.json"), folder: first.folder)
+        #expect(third.wait { FileManager.default.fileExists(atPath: third.socketPath) }, "\(third.log)")
+        #expect(try Executable.run("ssvcctl", ["--socket", third.socketPath, "status", "alpha"]).status == 10, "1.0 against the document's 1.1")
+        #expect(third.stop() == 0)
+    }
+
     @Test("one event-loop thread, whatever the number of cores")
     func oneEventLoopThread() throws {
         let daemon = try controlDaemon()

@@ -70,7 +70,7 @@ struct ProxyIntegrationTests {
         #expect(proxy.forwarded(toPort: plain.port) == 1, "\(proxy.log)")
         #expect(proxy.tunnels(toPort: plain.port) == 0, "plain http must not be tunnelled")
 
-        let shown = "http://alice:***@127.0.0.1:\(proxy.port)"
+        let shown = "http://***@127.0.0.1:\(proxy.port)"
         let apps = try daemon.statusByApp()
         #expect(apps["secure"]?["proxy"] as? String == shown)
         #expect(apps["plain"]?["proxy"] as? String == shown)
@@ -156,7 +156,7 @@ struct ProxyIntegrationTests {
         }
 
         proxy.stop()
-        try checkFails(containing: "cannot connect to proxy http://alice:***@127.0.0.1:\(proxy.port)")
+        try checkFails(containing: "cannot connect to proxy http://***@127.0.0.1:\(proxy.port)")
 
         // No credentials: 407. Wrong ones: tinyproxy 1.11 answers a plain
         // request with 401 and refuses the tunnel.
@@ -168,15 +168,15 @@ struct ProxyIntegrationTests {
         try configure("http://alice:\(wrong)@127.0.0.1:\(proxy.port)")
         #expect(try Executable.run("ssvcctl", ["--socket", daemon.socketPath, "reload"]).status == 0)
         try checkFails(
-            containing: "proxy http://alice:***@127.0.0.1:\(proxy.port) refused the tunnel to 127.0.0.1:\(secure.port)",
-            plain: "HTTP 401 Unauthorized (through proxy http://alice:***@127.0.0.1:\(proxy.port))"
+            containing: "proxy http://***@127.0.0.1:\(proxy.port) refused the tunnel to 127.0.0.1:\(secure.port)",
+            plain: "HTTP 401 Unauthorized (through proxy http://***@127.0.0.1:\(proxy.port))"
         )
 
         try configure("http://carol:\(wrong)@127.0.0.1:\(resetting.port)")
         #expect(try Executable.run("ssvcctl", ["--socket", daemon.socketPath, "reload"]).status == 0)
         try checkFails(containing: "127.0.0.1:\(resetting.port)")
         let secureError = try daemon.statusByApp()["secure"]?["lastError"] as? String ?? ""
-        #expect(secureError.contains("http://carol:***@127.0.0.1:\(resetting.port)"), "\(secureError)")
+        #expect(secureError.contains("http://***@127.0.0.1:\(resetting.port)"), "\(secureError)")
 
         #expect(daemon.process.isRunning)
         // The journal has the failures too, with the proxies named and no password.

@@ -26,14 +26,37 @@ struct OperatorExperienceTests {
         #expect(daemon.stop() == 0)
     }
 
-    @Test("an app whose first check failed a moment ago is not stale, and Nagios does not call it CRITICAL")
+    @Test("an app whose checks have never worked is not stale at first: Nagios says WARNING, never OK, and claims no kept answer")
     func notStaleAtFirstFailure() throws {
         let daemon = try DaemonProcess(apps: appTable("new", url: "http://127.0.0.1:9/v.json"))
         #expect(daemon.wait { (daemon.app("new")?["consecutiveFailures"] as? Int ?? 0) >= 1 })
         let status = try daemon.statusByApp()["new"]
         #expect(status?["stale"] as? Bool == false)
+        let failures = try #require(status?["consecutiveFailures"] as? Int)
         let nagios = try Executable.run("ssvcctl", ["--socket", daemon.socketPath, "status", "--nagios", "--timeout", "10"])
-        #expect(!nagios.standardOutput.contains("CRITICAL"), "\(nagios.standardOutput)")
+        #expect(nagios.status == 1, "\(nagios.standardOutput)")
+        #expect(nagios.standardOutput == """
+            SSVC WARNING - checks failing: new (\(failures) in a row, no good answer yet) \
+            | 'apps'=1;;;0; 'update_available'=0;;;0; 'update_required'=0;;;0; 'stale'=0;;;0; 'failing'=1;;;0;
+
+            """, "\(nagios.standardOutput)")
+        #expect(daemon.stop() == 0)
+    }
+
+    @Test("an app failing after a success: Nagios WARNING names when the kept answer was had")
+    func failingAfterSuccess() throws {
+        let server = try VersionServer(scenario: ["body": goodBody])
+        let daemon = try DaemonProcess(apps: appTable("kept", url: server.url("/v")))
+        #expect(daemon.wait { daemon.app("kept")?["lastSuccess"] != nil })
+        try server.set(["body": goodBody, "status": 500])
+        _ = try Executable.run("ssvcctl", ["--socket", daemon.socketPath, "check", "kept", "--timeout", "10"])
+        let status = try #require(try daemon.statusByApp()["kept"])
+        let success = try #require(status["lastSuccess"] as? String)
+        let nagios = try Executable.run("ssvcctl", ["--socket", daemon.socketPath, "status", "--nagios", "--timeout", "10"])
+        #expect(nagios.status == 1, "\(nagios.standardOutput)")
+        #expect(nagios.standardOutput.hasPrefix(
+            "SSVC WARNING - update available: kept (1.0 -> 1.1); checks failing: kept (1 in a row, last good answer \(success) kept) | "
+        ), "\(nagios.standardOutput)")
         #expect(daemon.stop() == 0)
     }
 
@@ -74,7 +97,7 @@ struct CheckConfigTests {
         )
         let result = try Executable.run("ssvcd", ["--config", path, "--check-config"])
         #expect(result.status == 0, "\(result.standardError)")
-        #expect(result.standardOutput.contains("one: format ssvc, schedule daily, version 1, url https://u:***@o.example/v"), "\(result.standardOutput)")
+        #expect(result.standardOutput.contains("one: format ssvc, schedule daily, version 1, url https://***@o.example/v"), "\(result.standardOutput)")
         #expect(result.standardOutput.contains("two: format turkcell, schedule weekly, version-file /opt/two/VERSION, url file:///srv/v.json"))
         #expect(result.standardError.contains("warning: \(folder.url.path)/apps.d/foo.conf: skipped: only files named *.toml are read"), "\(result.standardError)")
         #expect(result.standardError.contains("apps.d/bar.TOML: skipped"))
@@ -105,6 +128,29 @@ struct CheckConfigTests {
         #expect(refused.status == 78)
         #expect(refused.standardError.contains("daemon.state\\x1b]0;owned\\x07: unknown key"), "\(refused.standardError)")
         #expect(!(listed.standardOutput + refused.standardError).unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 })
+    }
+
+    @Test("a state folder anyone may write to: --check-config says 78 as the start refuses it; a metrics folder likewise is a warning")
+    func unsafeStateFolder() throws {
+        let (folder, path) = try layout("", apps: ["one.toml": "url = \"https://o/v\"\nversion = \"1\"\n"])
+        let state = folder.url.appendingPathComponent("state").path
+        try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
+        try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: state)
+        let checked = try Executable.run("ssvcd", ["--config", path, "--check-config"])
+        #expect(checked.status == 78)
+        #expect(checked.standardError.contains("daemon.state-dir: cannot write \(state)/state.json: its folder \(state) is writable by every user and not sticky (mode 0777)"), "\(checked.standardError)")
+        let started = try Executable.shell("exec timeout 10 '\(try Executable.path("ssvcd"))' --config '\(path)' --log-target stderr")
+        #expect(started.status == 73, "\(started.standardError)")
+        #expect(started.standardError.contains("is writable by every user and not sticky"), "\(started.standardError)")
+
+        try FileManager.default.setAttributes([.posixPermissions: 0o750], ofItemAtPath: state)
+        let metrics = folder.url.appendingPathComponent("metrics").path
+        try FileManager.default.createDirectory(atPath: metrics, withIntermediateDirectories: true)
+        try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: metrics)
+        _ = try folder.file("ssvcd.toml", "[daemon]\nstate-dir = \"state\"\nsocket = \"c.sock\"\napps-dir = \"apps.d\"\nmetrics-file = \"metrics/ssvc.prom\"\n")
+        let warned = try Executable.run("ssvcd", ["--config", path, "--check-config"])
+        #expect(warned.status == 0, "\(warned.standardError)")
+        #expect(warned.standardError.contains("warning: daemon.metrics-file: \(metrics)/ssvc.prom cannot be written: its folder \(metrics) is writable by every user"), "\(warned.standardError)")
     }
 
     @Test("an apps-dir that does not exist is an error, not a start with no apps")

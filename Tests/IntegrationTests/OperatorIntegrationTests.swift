@@ -239,6 +239,51 @@ struct HookTests {
         #expect(daemon.stop() == 0)
     }
 
+    @Test("a hook writable by group or others, or owned by another user, is refused and named once; the others run; --check-config names it")
+    func untrustedHooks() throws {
+        let folder = try TemporaryFolder()
+        let hooks = folder.url.appendingPathComponent("hooks.d").path
+        let order = folder.url.appendingPathComponent("order").path
+        try FileManager.default.createDirectory(atPath: hooks, withIntermediateDirectories: true)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: hooks)
+        for (name, mode) in [("10-good", 0o755), ("20-group-writable", 0o775), ("30-world-writable", 0o757), ("40-other-owner", 0o755)] {
+            let path = try folder.file("hooks.d/\(name)", "#!/bin/sh\necho \(name) >> '\(order)'\n")
+            try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: path)
+        }
+        #expect(chown(hooks + "/40-other-owner", 65_534, 65_534) == 0)
+        let server = try VersionServer(scenario: ["body": goodBody])
+        let daemon = try DaemonProcess(daemon: "hooks-dir = \"hooks.d\"", apps: appTable("app", url: server.url("/a")), folder: folder)
+        #expect(daemon.wait { (try? String(contentsOfFile: order, encoding: .utf8)) == "10-good\n" }, "\(daemon.log)")
+        // A second status change: the good hook again, the refusals not said again.
+        try server.set(["body": upToDateBody])
+        #expect(try ssvcctl(daemon, ["check", "app"]).result.status == 0)
+        #expect(daemon.wait { (try? String(contentsOfFile: order, encoding: .utf8)) == "10-good\n10-good\n" }, "\(daemon.log)")
+        let expected = [
+            "hook 20-group-writable refused: \(hooks)/20-group-writable is writable by its group (mode 0775)",
+            "hook 30-world-writable refused: \(hooks)/30-world-writable is writable by others (mode 0757)",
+            "hook 40-other-owner refused: \(hooks)/40-other-owner is owned by uid 65534, neither root nor the daemon's user",
+        ]
+        for line in expected {
+            #expect(daemon.log.components(separatedBy: line).count == 2, "said once: \(line)\n\(daemon.log)")
+        }
+        let checked = try Executable.run("ssvcd", ["--config", daemon.configPath, "--check-config"])
+        #expect(checked.status == 0)
+        for name in ["20-group-writable", "30-world-writable", "40-other-owner"] {
+            #expect(checked.standardError.contains("warning: hook \(hooks)/\(name) refused, it will not run: "), "\(checked.standardError)")
+        }
+        #expect(!checked.standardError.contains("10-good"))
+
+        // A folder anyone may write to: no hook of it runs.
+        try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: hooks)
+        try server.set(["body": goodBody])
+        #expect(try ssvcctl(daemon, ["check", "app"]).result.status == 10)
+        #expect(daemon.wait { daemon.log.contains("hooks in \(hooks) refused: the hooks folder is not safe: \(hooks) is writable by others (mode 0777)") }, "\(daemon.log)")
+        let folderChecked = try Executable.run("ssvcd", ["--config", daemon.configPath, "--check-config"])
+        #expect(folderChecked.standardError.contains("warning: hooks in \(hooks) refused: the hooks folder is not safe"), "\(folderChecked.standardError)")
+        #expect(daemon.stop() == 0)
+        #expect(try String(contentsOfFile: order, encoding: .utf8) == "10-good\n10-good\n", "no hook ran from the open folder")
+    }
+
     @Test("a Turkcell message shown runs the hooks with SSVC_EVENT=notice and SSVC_MESSAGE")
     func notice() throws {
         let folder = try TemporaryFolder()

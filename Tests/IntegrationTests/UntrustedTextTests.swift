@@ -77,9 +77,36 @@ struct UntrustedTextTests {
             #expect(!result.standardOutput.contains("s3cret"), "\(result.standardOutput)")
         }
         let json = try Executable.run("ssvcctl", ["--socket", daemon.socketPath, "status", "--json", "--timeout", "10"])
-        #expect(json.standardOutput.contains(#"http:\/\/alice:***@127.0.0.1:9\/v.json"#) || json.standardOutput.contains("http://alice:***@127.0.0.1:9/v.json"))
+        #expect(json.standardOutput.contains(#"http:\/\/***@127.0.0.1:9\/v.json"#) || json.standardOutput.contains("http://***@127.0.0.1:9/v.json"))
         #expect(!daemon.log.contains("s3cret"), "SSVC_URL hides it too")
-        #expect(daemon.log.contains("SSVC_URL=http://alice:***@127.0.0.1:9/v.json"))
+        #expect(daemon.log.contains("SSVC_URL=http://***@127.0.0.1:9/v.json"))
+        #expect(daemon.stop() == 0)
+    }
+
+    @Test("user information of every URL is masked: a token as user name, a signature URL's password, a proxy's user")
+    func urlUserInformation() throws {
+        let server = try VersionServer(scenario: ["body": goodBody])
+        let folder = try TemporaryFolder()
+        let port = try #require(URL(string: server.url("/v"))?.port)
+        let apps = appTable("token", url: "http://ghpTOKEN42@127.0.0.1:\(port)/v")
+            + "\n" + appTable("signed", url: server.url("/s"), extra: """
+            public-keys = ["RWQv4pm67RZURwwStTUWxFlL6xTDcv3CedEQwiz9M/SW9TGoTn2+l4Vw"]
+            signature-url = "http://bob:sigSECRET@127.0.0.1:9/s.minisig"
+            """)
+            + "\n" + appTable("proxied", url: "http://127.0.0.1:9/p", extra: #"proxy = "http://proxyUSER@127.0.0.1:9""#)
+        let daemon = try DaemonProcess(apps: apps, folder: folder)
+        #expect(daemon.wait { ["token", "signed", "proxied"].allSatisfy { daemon.app($0)?["lastCheck"] != nil } }, "\(daemon.log)")
+        let secrets = ["ghpTOKEN42", "sigSECRET", "bob", "proxyUSER"]
+        let status = try Executable.run("ssvcctl", ["--socket", daemon.socketPath, "status", "--timeout", "10"])
+        let json = try Executable.run("ssvcctl", ["--socket", daemon.socketPath, "status", "--json", "--timeout", "10"])
+        let checkConfig = try Executable.run("ssvcd", ["--config", daemon.configPath, "--check-config"])
+        for (name, text) in [("status", status.standardOutput), ("--json", json.standardOutput), ("log", daemon.log), ("--check-config", checkConfig.standardOutput)] {
+            for secret in secrets { #expect(!text.contains(secret), "\(name) shows \(secret): \(text)") }
+        }
+        let byApp = try daemon.statusByApp()
+        #expect(byApp["token"]?["url"] as? String == "http://***@127.0.0.1:\(port)/v")
+        #expect((byApp["signed"]?["lastError"] as? String)?.hasPrefix("signature http://***@127.0.0.1:9/s.minisig: ") == true, "\(byApp["signed"] ?? [:])")
+        #expect(byApp["proxied"]?["proxy"] as? String == "http://***@127.0.0.1:9")
         #expect(daemon.stop() == 0)
     }
 }

@@ -230,7 +230,7 @@ struct ConfigurationLoaderTests {
         let environment = ["https_proxy": "http://user:pw@env-proxy:3128", "no_proxy": "internal.example"]
         let fromEnvironment = try load(apps, environment: environment)
         let env = fromEnvironment.apps[0], none = fromEnvironment.apps[1], own = fromEnvironment.apps[2]
-        #expect(env.proxyInUse(fromEnvironment.daemon) == "http://user:***@env-proxy:3128")
+        #expect(env.proxyInUse(fromEnvironment.daemon) == "http://***@env-proxy:3128")
         #expect(none.proxyInUse(fromEnvironment.daemon) == nil)
         #expect(own.proxyInUse(fromEnvironment.daemon) == "http://own:3128")
         #expect(own.bearerToken == .credential("token"))
@@ -254,6 +254,35 @@ struct ConfigurationLoaderTests {
         let path = try write("apps.d/broken.toml", "url = \"https://x/y\"\nversion = \"1\"\nformat = \"xml\"\n")
         let error = #expect(throws: ConfigurationError.self) { try load("[daemon]\napps-dir = \"apps.d\"\n") }
         #expect(error?.description == "\(path): format: expected one of ssvc, turkcell, itunes, github, json, found 'xml' (line 3)")
+    }
+
+    @Test("keys in the wrong place say where they belong", arguments: [
+        ("apps.d/pasted.toml", "[[app]]\nname = \"x\"\nurl = \"https://x/y\"\nversion = \"1\"\n",
+         "pasted.toml: app: an app file holds the app keys at top level, without [[app]] (its name defaults to the file's name)"),
+        ("apps.d/daemon.toml", "url = \"https://x/y\"\nversion = \"1\"\n[daemon]\nstate-dir = \"/s\"\n",
+         "daemon.toml: daemon: [daemon] belongs in the main file (ssvcd.toml), not in an app file"),
+        ("apps.d/ca.toml", "url = \"https://x/y\"\nversion = \"1\"\nca-file = \"/etc/ssl/ca.pem\"\n",
+         "ca.toml: ca-file: is a [daemon] key: set it in [daemon] of the main file, for every app"),
+    ])
+    func misplacedKeys(name: String, text: String, expected: String) throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        _ = try write(name, text)
+        let error = #expect(throws: ConfigurationError.self) { try load("[daemon]\napps-dir = \"apps.d\"\n") }
+        #expect(error?.description.contains(expected) == true, "\(error?.description ?? "")")
+        let inMain = #expect(throws: ConfigurationError.self) {
+            try load("[[app]]\nname = \"m\"\nurl = \"https://x/y\"\nversion = \"1\"\nmin-interval-seconds = 5\n")
+        }
+        #expect(inMain?.description.contains("app.min-interval-seconds: is a [daemon] key: set it in [daemon] of the main file") == true, "\(inMain?.description ?? "")")
+    }
+
+    @Test("an unknown key of a megabyte is quoted cut, and costs no edit distance over its length")
+    func hugeUnknownKey() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let key = String(repeating: "k", count: 900 << 10)
+        let error = #expect(throws: ConfigurationError.self) { try load("[daemon]\n\(key) = 1\n") }
+        let text = try #require(error?.description)
+        #expect(text.utf8.count < 1_000, "\(text.utf8.count) bytes")
+        #expect(text.contains("unknown key"))
     }
 
     @Test("a main file named on the command line must exist; the default one may be absent")

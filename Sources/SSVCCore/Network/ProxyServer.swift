@@ -4,7 +4,7 @@ import FoundationEssentials
 /// `host:port` (http assumed), with optional `user:password@` (percent-
 /// encoded). Without a port, 1080, as curl does.
 ///
-/// `description` hides the password, and is what goes into errors, the
+/// `description` hides the user and password, and is what goes into errors, the
 /// journal and the status: the credentials go nowhere but the
 /// `Proxy-Authorization` header.
 public struct ProxyServer: Sendable, Hashable, CustomStringConvertible {
@@ -29,21 +29,21 @@ public struct ProxyServer: Sendable, Hashable, CustomStringConvertible {
         let trimmed = text.trimming(" \t")
         let written = trimmed.contains("://") ? trimmed : "http://" + trimmed
         guard let url = URL(string: written), let scheme = url.scheme?.lowercased() else {
-            throw Invalid(description: "'\(Self.redacting(trimmed))' is not a proxy URL")
+            throw Invalid(description: "'\(URLText.masked(trimmed))' is not a proxy URL")
         }
         guard scheme == "http" else {
-            throw Invalid(description: "proxy '\(Self.redacting(trimmed))': only http:// proxies are supported, not \(scheme)://")
+            throw Invalid(description: "proxy '\(URLText.masked(trimmed))': only http:// proxies are supported, not \(scheme)://")
         }
         guard let host = url.host(percentEncoded: false), !host.isEmpty else {
-            throw Invalid(description: "proxy '\(Self.redacting(trimmed))' names no host")
+            throw Invalid(description: "proxy '\(URLText.masked(trimmed))' names no host")
         }
         let path = url.path(percentEncoded: true)
         guard path.isEmpty || path == "/", url.query == nil, url.fragment == nil else {
-            throw Invalid(description: "proxy '\(Self.redacting(trimmed))' has a path; write http://host:port")
+            throw Invalid(description: "proxy '\(URLText.masked(trimmed))' has a path; write http://host:port")
         }
         let port = url.port ?? 1080
         guard (1...65_535).contains(port) else {
-            throw Invalid(description: "proxy '\(Self.redacting(trimmed))': port \(port) is out of range")
+            throw Invalid(description: "proxy '\(URLText.masked(trimmed))': port \(port) is out of range")
         }
         self.init(
             host: host, port: port,
@@ -52,20 +52,11 @@ public struct ProxyServer: Sendable, Hashable, CustomStringConvertible {
         )
     }
 
-    /// `http://user:***@host:port`, or `http://host:port` without a user.
+    /// `http://***@host:port` (user and password hidden, as
+    /// `URLText.masked` hides them), or `http://host:port` without a user.
     public var description: String {
         let shownHost = host.contains(":") ? "[\(host)]" : host
-        let credentials = user.map { "\($0):***@" } ?? ""
+        let credentials = user == nil ? "" : "***@"
         return "http://\(credentials)\(shownHost):\(port)"
-    }
-
-    /// `text` with whatever stands between `://` (or the start) and the
-    /// last `@` before the host replaced by `***`, for errors about a URL
-    /// that did not parse.
-    static func redacting(_ text: String) -> String {
-        let afterScheme = text.firstRange(of: "://").map { $0.upperBound } ?? text.startIndex
-        let authorityEnd = text[afterScheme...].firstIndex(of: "/") ?? text.endIndex
-        guard let at = text[afterScheme..<authorityEnd].lastIndex(of: "@") else { return text }
-        return String(text[..<afterScheme]) + "***" + String(text[at...])
     }
 }

@@ -105,7 +105,7 @@ struct CheckAttempt: Sendable {
                 etag = reusable?.etag
             }
         } catch {
-            throw SignatureFailure(message: "signature \(requirement.url): \(error.description)", retryAfter: error.retryAfter)
+            throw SignatureFailure(message: "signature \(URLText.masked(requirement.url)): \(error.description)", retryAfter: error.retryAfter)
         }
         do {
             return try requirement.accept(document, signature: bytes, etag: etag, now: now, newestAccepted: newestSignatureTime)

@@ -11,7 +11,7 @@ struct CheckJournal: Sendable {
         var metadata: Logger.Metadata = [
             "SSVC_APP": "\(app.name)",
             "SSVC_STATUS": "\((state.decision?.status ?? .unknown).rawValue)",
-            "SSVC_URL": "\(URLText.withoutPassword(app.url))",
+            "SSVC_URL": "\(URLText.masked(app.url))",
             "SSVC_CONSECUTIVE_FAILURES": "\(state.consecutiveFailures)",
             "SSVC_NEXT_CHECK": "\(next?.at.map(RFC3339.format) ?? next?.reason.rawValue ?? "")",
         ]

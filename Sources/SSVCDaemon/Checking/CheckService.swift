@@ -145,7 +145,7 @@ public actor CheckService: Service {
         if name != nil && apps.isEmpty { return nil }
         return apps.map { app in
             AppStatus(
-                name: app.name, format: app.format, url: URLText.withoutPassword(app.url), schedule: app.schedule, proxy: app.proxyInUse(configuration.daemon),
+                name: app.name, format: app.format, url: URLText.masked(app.url), schedule: app.schedule, proxy: app.proxyInUse(configuration.daemon),
                 signature: app.signature, state: state.apps[app.name] ?? AppState(), next: plans[app.name] ?? NextCheck(at: nil, reason: .manualOnly), now: now
             )
         }
@@ -548,7 +548,7 @@ public actor CheckService: Service {
         func event(_ kind: HookRunner.Event.Kind, message: String? = nil) -> HookRunner.Event {
             HookRunner.Event(
                 kind: kind, app: app.name, status: status, previousStatus: previous, currentVersion: after.currentVersion,
-                latestVersion: after.decision?.latestVersion, url: URLText.withoutPassword(app.url), message: message
+                latestVersion: after.decision?.latestVersion, url: URLText.masked(app.url), message: message
             )
         }
         if previous != status { hooks.run(event(.statusChanged)) }

@@ -276,6 +276,7 @@ public enum ConfigurationLoader {
         _ table: ConfigTable, file: String, defaultName: String?, daemon: DaemonSettings, environment: [String: String]
     ) throws(ConfigurationError) -> AppConfiguration {
         let reader = TableReader(table, file: file, key: defaultName == nil ? "app" : nil)
+        try rejectMisplaced(reader, appFile: defaultName != nil)
         try reader.rejectUnknown(appKeys)
         guard let name = try reader.string("name") ?? defaultName else {
             throw reader.error("name", "missing")
@@ -284,7 +285,7 @@ public enum ConfigurationLoader {
             throw reader.error("name", "'\(name)' may hold only letters, digits, '.', '_' and '-'")
         }
         guard let url = try reader.string("url") else { throw reader.error("url", "missing") }
-        if let problem = urlProblem(url) { throw reader.error("url", "'\(url)': \(problem)") }
+        if let problem = urlProblem(url) { throw reader.error("url", "'\(URLText.masked(url))': \(problem)") }
         let format = try reader.choice("format", ResponseFormat.self) ?? .ssvc
         let sources = [
             try reader.string("version").map(VersionSource.fixed),
@@ -327,7 +328,7 @@ public enum ConfigurationLoader {
             guard url.hasPrefix("https://") || (url.hasPrefix("http://") && FetchTarget.isLoopback(url)) else {
                 throw reader.error(
                     tokenFile != nil ? "bearer-token-file" : "bearer-token-credential",
-                    "a token goes only to an https URL or a loopback address, not '\(url)'"
+                    "a token goes only to an https URL or a loopback address, not '\(URLText.masked(url))'"
                 )
             }
         }
@@ -365,6 +366,21 @@ public enum ConfigurationLoader {
             formatSettings: try formatSettings(reader, format: format),
             source: file
         )
+    }
+
+    /// Keys that are known, but not here: an `[[app]]` or `[daemon]` table
+    /// pasted into an app file, a `[daemon]` key among an app's. Each gets
+    /// an error saying where it belongs, not just "unknown key".
+    static func rejectMisplaced(_ reader: TableReader, appFile: Bool) throws(ConfigurationError) {
+        if appFile, reader.table["app"] != nil {
+            throw reader.error("app", "an app file holds the app keys at top level, without [[app]] (its name defaults to the file's name)")
+        }
+        if appFile, reader.table["daemon"] != nil {
+            throw reader.error("daemon", "[daemon] belongs in the main file (ssvcd.toml), not in an app file")
+        }
+        for key in daemonKeys where reader.table[key] != nil && !appKeys.contains(key) {
+            throw reader.error(key, "is a [daemon] key: set it in [daemon] of the main file, for every app")
+        }
     }
 
     /// Debian policy's package names, with an optional `:architecture`.
@@ -441,7 +457,7 @@ public enum ConfigurationLoader {
             keys.append(key)
         }
         if let signatureURL, let problem = urlProblem(signatureURL) {
-            throw reader.error("signature-url", "'\(signatureURL)': \(problem)")
+            throw reader.error("signature-url", "'\(URLText.masked(signatureURL))': \(problem)")
         }
         return SignatureRequirement(publicKeys: keys, url: signatureURL ?? SignatureRequirement.defaultURL(for: url), maxAgeDays: maxAge)
     }
@@ -487,14 +503,36 @@ extension ConfigurationLoader {
             StandardError.writeEscapedLine("ssvcd: \(error.description)")
             return DaemonMain.configurationErrorExit
         }
-        for warning in configuration.warnings { StandardError.writeEscapedLine("ssvcd: warning: \(warning)") }
+        let daemon = configuration.daemon
+        // What the start would refuse, or the daemon would meet later: the
+        // same checks, said now.
+        if let problem = FileSystem.folderProblem(daemon.stateDirectory) {
+            StandardError.writeEscapedLine("ssvcd: daemon.state-dir: cannot write \(daemon.stateDirectory)/state.json: \(problem)")
+            return DaemonMain.configurationErrorExit
+        }
+        var warnings = configuration.warnings
+        if let metrics = daemon.metricsFile, let problem = FileSystem.folderProblem(Self.folder(of: metrics)) {
+            warnings.append("daemon.metrics-file: \(metrics) cannot be written: \(problem)")
+        }
+        if let hooks = daemon.hooksDirectory {
+            for (name, problem) in HookRunner.listing(hooks).refused {
+                warnings.append(name == "*" ? "hooks in \(hooks) refused: \(problem)" : "hook \(hooks)/\(name) refused, it will not run: \(problem)")
+            }
+        }
+        for warning in warnings { StandardError.writeEscapedLine("ssvcd: warning: \(warning)") }
         let apps = configuration.apps
         // Paths, versions and commands are the files' text: escaped, like the errors.
         let show = { (line: String) in print(DisplayText.escaped(line, limit: .max)) }
         show("\(overrides.mainFile ?? defaultMainFile), \(configuration.daemon.appsDirectory): \(apps.count) app\(apps.count == 1 ? "" : "s"), configuration OK")
         for app in apps {
-            show("\(app.name): format \(app.format.rawValue), schedule \(app.schedule.rawValue), \(app.version.shown), url \(URLText.withoutPassword(app.url))")
+            show("\(app.name): format \(app.format.rawValue), schedule \(app.schedule.rawValue), \(app.version.shown), url \(URLText.masked(app.url))")
         }
         return 0
+    }
+
+    /// The folder a file is in: "/run/ssvc" of "/run/ssvc/ssvc.prom".
+    static func folder(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
     }
 }

@@ -35,7 +35,11 @@ enum KeyLocator {
     /// The known key closest to `unknown` (at most two edits, and fewer
     /// than half its length), for "did you mean …?".
     static func suggestion(for unknown: String, among known: [String]) -> String? {
-        let scored = known.map { ($0, distance(unknown.lowercased(), $0)) }.filter { $0.1 <= 2 && $0.1 * 2 < max(unknown.count, 2) }
+        // Within two edits the lengths differ by two at most: only such
+        // keys are compared, so a megabyte-long key costs one count.
+        let length = unknown.count
+        let scored = known.filter { abs($0.count - length) <= 2 }.map { ($0, distance(unknown.lowercased(), $0)) }
+            .filter { $0.1 <= 2 && $0.1 * 2 < max(length, 2) }
         return scored.min { $0.1 < $1.1 }?.0
     }
 

@@ -1,3 +1,5 @@
+import SSVCCore
+
 /// Typed reads from one TOML table, each failing with file, key and problem.
 struct TableReader {
     let table: ConfigTable
@@ -18,7 +20,8 @@ struct TableReader {
     func rejectUnknown(_ known: [String]) throws(ConfigurationError) {
         for (member, _) in table where !known.contains(member) {
             let hint = KeyLocator.suggestion(for: member, among: known).map { " (did you mean `\($0)`?)" } ?? ""
-            throw error(member, "unknown key\(hint)")
+            // The key is quoted cut: an error line stays short whatever the file holds.
+            throw error(DisplayText.cut(member, bytes: 256), "unknown key\(hint)")
         }
     }
 

@@ -169,7 +169,7 @@ public final class Fetcher: Sendable {
         var visited: Set<String> = [url]
         for _ in 0...Self.maximumRedirects {
             guard let target = FetchTarget(current) else {
-                throw FetchError("cannot fetch '\(current)': \(FetchTarget.problem(with: current) ?? "not a URL")")
+                throw FetchError("cannot fetch '\(URLText.masked(current))': \(FetchTarget.problem(with: current) ?? "not a URL")")
             }
             var headers = HTTPHeaders()
             headers.add(name: "User-Agent", value: DaemonVersion.userAgent)
@@ -204,12 +204,12 @@ public final class Fetcher: Sendable {
                 else { throw FetchError("HTTP \(reply.status.code) redirect without a usable Location") }
                 // Schemes compare without case: HTTP://host is http://host.
                 if let problem = FetchTarget.problem(with: next) {
-                    throw FetchError("refused a redirect to \(next): \(problem)")
+                    throw FetchError("refused a redirect to \(URLText.masked(next)): \(problem)")
                 }
                 if target.scheme == "https" && FetchTarget(next)?.scheme != "https" {
-                    throw FetchError("refused a redirect from https to \(next)")
+                    throw FetchError("refused a redirect from https to \(URLText.masked(next))")
                 }
-                guard visited.insert(next).inserted else { throw FetchError("redirect loop at \(next)") }
+                guard visited.insert(next).inserted else { throw FetchError("redirect loop at \(URLText.masked(next))") }
                 current = next
             case 407 where proxy != nil:
                 throw FetchError("proxy \(proxy!) refused the request: HTTP 407 Proxy Authentication Required (check the user and password in its URL)")
@@ -299,7 +299,7 @@ public final class Fetcher: Sendable {
     }
 
     private func readFile(_ url: String, limit: BodyLimit) throws(FetchError) -> FetchOutcome {
-        guard let path = URL(string: url)?.path, !path.isEmpty else { throw FetchError("'\(url)' is not a file URL") }
+        guard let path = URL(string: url)?.path, !path.isEmpty else { throw FetchError("'\(URLText.masked(url))' is not a file URL") }
         do {
             return .body(try BoundedReader.read(path: path, limit: limit.bytes), etag: nil)
         } catch {

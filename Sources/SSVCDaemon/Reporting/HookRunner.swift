@@ -1,6 +1,7 @@
 @preconcurrency import Glibc
 import Dispatch
 import Logging
+import NIOConcurrencyHelpers
 import SSVCCore
 import SSVCPosix
 
@@ -10,7 +11,9 @@ import SSVCPosix
 /// killed). They run on a few serial queues of their own, an app always on
 /// the same one, so that one app's hooks run one at a time and hooks never
 /// hold up checks or the socket; a slow hook delays only the apps that
-/// share its queue. With no hooks in the folder nothing is queued at all.
+/// share its queue. A hook runs only when it is as trusted as the daemon
+/// (owned by root or the daemon's user, writable by nobody else, its folders
+/// too), as ssh's `StrictModes` judges a key file.
 /// Their output goes to the journal line by line; a failure is logged and
 /// changes nothing else.
 public final class HookRunner: Sendable {
@@ -75,33 +78,67 @@ public final class HookRunner: Sendable {
         self.logger = logger
     }
 
-    /// Queues `event` for the hooks the folder holds now and returns at
-    /// once (the listing is one `readdir`).
+    /// Queues `event` for the hooks the folder holds when its turn comes,
+    /// and returns at once: the folder is listed and each hook's ownership
+    /// checked on the hooks' own queue, never on the daemon's executor.
     public func run(_ event: Event) {
-        let names = hooks()
-        guard !names.isEmpty else { return }
         let lane = Int(event.app.utf8.reduce(UInt32(0)) { $0 &* 31 &+ UInt32($1) } % UInt32(Self.lanes))
         queues[lane].async { [self] in
-            for name in names { runOne(name, event) }
+            for name in hooks() { runOne(name, event) }
         }
     }
 
-    /// The executables in the folder, by name; hidden files, folders and
-    /// files without an execute bit are skipped.
+    /// Refusals already in the journal, each said once ("name: problem").
+    private let refusalsSaid = NIOLockedValueBox<Set<String>>([])
+
+    /// The executables in the folder that may run, by name; hidden files,
+    /// folders and files without an execute bit are skipped, and a hook
+    /// that is not as trusted as the daemon (`refusals`) is refused, named
+    /// in the journal the first time.
     func hooks() -> [String] {
+        let (names, refused) = Self.listing(directory)
+        for (name, problem) in refused {
+            let said = "\(name): \(problem)"
+            guard refusalsSaid.withLockedValue({ $0.insert(said).inserted }) else { continue }
+            logger.warning("\(name == "*" ? "hooks in \(directory)" : "hook \(name)") refused: \(problem)", metadata: [
+                "MESSAGE_ID": "\(MessageID.hookFailed.rawValue)", "SSVC_HOOK": "\(name)", "SSVC_ERROR": "\(problem)",
+            ])
+        }
+        return names
+    }
+
+    /// The hooks of `directory` that would run, and those refused with the
+    /// reason: the folder (and its parents) or the file owned by another
+    /// user than root and the daemon's, or writable by group or others
+    /// (`FileSystem.trustProblem`). A refused folder refuses every hook in
+    /// it (named "*"). `ssvcd --check-config` prints the same refusals.
+    public static func listing(_ directory: String) -> (runnable: [String], refused: [(name: String, problem: String)]) {
         let names: [String]
         do {
             names = try FileSystem.names(in: directory) ?? []
         } catch {
-            logger.warning("hooks: \(error)", metadata: ["SSVC_ERROR": "\(error)"])
-            return []
+            return ([], [("*", error.description)])
         }
-        return names.sorted().filter { name in
+        let executables = names.sorted().filter { name in
             guard !name.hasPrefix(".") else { return false }
             var info = stat()
             let path = directory + "/" + name
             return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG && access(path, X_OK) == 0
         }
+        guard !executables.isEmpty else { return ([], []) }
+        if let problem = FileSystem.trustProblem(directory) {
+            return ([], [("*", "the hooks folder is not safe: \(problem)")])
+        }
+        var runnable: [String] = []
+        var refused: [(name: String, problem: String)] = []
+        for name in executables {
+            if let problem = FileSystem.trustProblem(directory + "/" + name) {
+                refused.append((name, problem))
+            } else {
+                runnable.append(name)
+            }
+        }
+        return (runnable, refused)
     }
 
     private func runOne(_ name: String, _ event: Event) {

@@ -46,6 +46,7 @@ public struct StateStore: Sendable {
     /// | unreadable, corrupt, older, special | moved to `state.json.corrupt-<time>` (`recovery`) |
     public func load(now: Date) throws(Failure) -> Loaded {
         try makeDirectory()
+        if let problem = FileSystem.folderProblem(directory) { throw Failure(description: "cannot write \(path): \(problem)") }
         removeLeftoverTemporaries()
         let bytes: [UInt8]
         do {
@@ -67,6 +68,43 @@ public struct StateStore: Sendable {
         } catch {
             return Loaded(state: DaemonState(), recovery: try moveAside(now: now, reason: "not a state file: \(Self.describe(error))"))
         }
+    }
+
+    /// Takes `state.lock` in the folder for the rest of the process's life
+    /// (`flock`, released by the kernel when the process ends, however it
+    /// ends), so that a second daemon on the same folder cannot overwrite
+    /// this one's results. The file holds the holder's pid, for the
+    /// message the second one gives.
+    ///
+    /// | the lock                 | result                                          |
+    /// |--------------------------|-------------------------------------------------|
+    /// | free                     | taken; the descriptor is kept open (close-on-exec) |
+    /// | held by another process  | `Failure` naming its pid                        |
+    /// | the folder unusable      | `Failure` with the system's reason              |
+    public func lock() throws(Failure) {
+        try makeDirectory()
+        let lockPath = directory + "/state.lock"
+        let descriptor = open(lockPath, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw failure("cannot open \(lockPath)") }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+            close(descriptor)
+            throw Failure(description: "\(lockPath) is not a regular file")
+        }
+        while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
+            if errno == EINTR { continue }
+            let reason = errno
+            var holder = [UInt8](repeating: 0, count: 32)
+            let count = pread(descriptor, &holder, holder.count, 0)
+            close(descriptor)
+            guard reason == EWOULDBLOCK else { throw Failure(description: "cannot lock \(lockPath): \(String(cString: strerror(reason)))") }
+            let pid = String(decoding: holder.prefix(max(count, 0)), as: UTF8.self).filter(\.isNumber)
+            throw Failure(description: "another ssvcd\(pid.isEmpty ? "" : " (pid \(pid))") is running on the state folder \(directory)")
+        }
+        let text = Array("\(getpid())\n".utf8)
+        _ = ftruncate(descriptor, 0)
+        _ = pwrite(descriptor, text, text.count, 0)
+        // Kept open on purpose: the lock lives as long as the descriptor.
     }
 
     private struct SchemaHeader: Decodable {
