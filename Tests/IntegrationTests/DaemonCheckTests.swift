@@ -228,4 +228,30 @@ struct DaemonCheckTests {
         #expect((daemon.app("down")?["lastError"] as? String)?.hasPrefix("refused a redirect from https to http://") == true)
         #expect(daemon.stop() == 0)
     }
+
+    @Test("a running version that is no version fails the check naming the text, and never reads as ahead; a leading v is dropped")
+    func runningVersionThatIsNoVersion() throws {
+        let folder = try TemporaryFolder()
+        let document = "file://" + (try folder.file("r.json", #"{"SSVCLatestVersionKey":"2.0"}"#))
+        let apps = [
+            appTable("words", url: document).replacingOccurrences(of: "version = \"1.0\"", with: #"version-command = ["/bin/echo", "myagent 1.0"]"#),
+            appTable("vee", url: document).replacingOccurrences(of: "version = \"1.0\"", with: #"version-command = ["/bin/echo", "v1.0"]"#),
+        ].joined(separator: "\n")
+        let daemon = try DaemonProcess(apps: apps, folder: folder)
+        #expect(daemon.wait { daemon.app("words")?["lastCheck"] != nil && daemon.app("vee")?["lastSuccess"] != nil }, "\(daemon.log)")
+        let status = try daemon.statusByApp()
+        #expect(status["words"]?["lastError"] as? String == "running version 'myagent 1.0' is not a valid dotted version: does not begin with a digit (after an optional leading 'v')", "\(status["words"] ?? [:])")
+        #expect(status["words"]?["status"] as? String == "unknown")
+        #expect(try Executable.run("ssvcctl", ["--socket", daemon.socketPath, "status", "words"]).status == 12, "a failed check, never 0")
+        #expect(status["vee"]?["currentVersion"] as? String == "1.0")
+        #expect(status["vee"]?["status"] as? String == "update-available")
+        #expect(daemon.stop() == 0)
+
+        for bad in ["banana", ""] {
+            let path = try folder.file("bad.toml", "[[app]]\nname = \"b\"\nurl = \"https://o/v\"\nversion = \"\(bad)\"\n")
+            let result = try Executable.run("ssvcd", ["--config", path, "--check-config"])
+            #expect(result.status == 78)
+            #expect(result.standardError.contains("app.version: "), "\(result.standardError)")
+        }
+    }
 }

@@ -166,6 +166,20 @@ struct GitHubReleasesTests {
         #expect(latest.latestVersion == "4.0", "/releases/latest answers one object")
     }
 
+    @Test("under dotted, tags that are not versions never win: stable, release-candidate, x, a bare v and an empty capture are skipped and counted")
+    func wordsAreNotVersions() throws {
+        let tags = ["stable", "release-candidate", "v2.4.1", "x", "v", "v1.9"]
+        let body = Array(("[" + tags.map { #"{"tag_name":"\#($0)","draft":false,"prerelease":false}"# }.joined(separator: ",") + "]").utf8)
+        let decision = try ResponseFormat.github.evaluate(body, context: context("2.0")).decision
+        #expect(decision.latestVersion == "2.4.1")
+        #expect(decision.status == .updateAvailable)
+        #expect(decision.note == "4 releases skipped: their tags are not dotted versions")
+        let captured = Array(#"[{"tag_name":"billing-v","draft":false,"prerelease":false},{"tag_name":"billing-v1.0","draft":false,"prerelease":false}]"#.utf8)
+        let empty = try ResponseFormat.github.evaluate(captured, context: context("2.0", settings: settings(pattern: "^billing-v(.*)$"))).decision
+        #expect(empty.latestVersion == "1.0")
+        #expect(empty.status == .ahead)
+    }
+
     @Test("no usable release, a wrong type, or a pattern without a group is a clear error", arguments: [
         (#"[{"tag_name":"v1.0","draft":true}]"#, nil, "no release that is neither a draft nor a prerelease among 1, with a version under the dotted scheme"),
         (#"[{"tag_name":"v1.0","draft":"no"}]"#, nil, #"[0].draft: expected true, false, 0 or 1, found the string "no""#),

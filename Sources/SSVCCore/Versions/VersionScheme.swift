@@ -20,27 +20,55 @@ public enum VersionScheme: String, CaseIterable, Sendable, Codable {
     /// | `.newer`    | `lhs` comes after `rhs`         |
     ///
     /// Throws when either key is not a version under this scheme (`semver`
-    /// and `debian` have a grammar; `dotted` and `nsnumeric` take any text).
+    /// and `debian` have a grammar; `dotted` and `nsnumeric` take any text,
+    /// a leading `v` dropped, so callers `validate` first).
     public func compare(_ lhs: String, _ rhs: String) throws(VersionError) -> VersionComparison {
         switch self {
         case .dotted:
-            return DottedVersion.compare(lhs, rhs)
+            return DottedVersion.compare(Self.droppingV(lhs), Self.droppingV(rhs))
         case .semver:
             return try SemanticVersion(parsing: lhs).compare(to: SemanticVersion(parsing: rhs))
         case .debian:
             return try DebianVersion(parsing: lhs).compare(to: DebianVersion(parsing: rhs))
         case .nsnumeric:
-            return NumericStringOrder.compare(lhs, rhs)
+            return NumericStringOrder.compare(Self.droppingV(lhs), Self.droppingV(rhs))
         }
     }
 
-    /// Checks that `key` is a version under this scheme.
+    /// Checks that `key` is a version under this scheme: never empty; for
+    /// `dotted` and `nsnumeric`, a digit first after an optional leading
+    /// `v` (so `stable`, `x`, `v` and `myagent 1.0` are not versions, and
+    /// letters never sort above every number); `semver` and `debian` by
+    /// their grammars.
     public func validate(_ key: String) throws(VersionError) {
+        _ = try normalized(key)
+    }
+
+    /// `key` as this scheme reads it: `v1.2` is `1.2` under `dotted`,
+    /// `nsnumeric` and `semver`, which allow a leading `v`; `debian` keeps
+    /// every character (dpkg orders a `v` as a letter).
+    /// Throws as `validate` does.
+    public func normalized(_ key: String) throws(VersionError) -> String {
+        guard !key.isEmpty else { throw VersionError(version: key, scheme: self, reason: "empty") }
         switch self {
-        case .dotted, .nsnumeric: break
-        case .semver: _ = try SemanticVersion(parsing: key)
-        case .debian: _ = try DebianVersion(parsing: key)
+        case .dotted, .nsnumeric:
+            let dropped = Self.droppingV(key)
+            guard let first = dropped.utf8.first, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first) else {
+                throw VersionError(version: key, scheme: self, reason: "does not begin with a digit (after an optional leading 'v')")
+            }
+            return dropped
+        case .semver:
+            _ = try SemanticVersion(parsing: key)
+            return Self.droppingV(key)
+        case .debian:
+            _ = try DebianVersion(parsing: key)
+            return key
         }
+    }
+
+    /// `1.2` for `v1.2`; anything else as it is.
+    static func droppingV(_ key: String) -> String {
+        key.hasPrefix("v") ? String(key.dropFirst()) : key
     }
 }
 

@@ -25,8 +25,8 @@ struct CheckAttempt: Sendable {
     func run(fetcher: Fetcher, now: Date) async -> Result {
         let key: String
         do {
-            key = try await VersionReader.read(app.version)
-            try app.versionScheme.validate(key)
+            // `v1.2` runs as `1.2` where the scheme allows the `v`.
+            key = try app.versionScheme.normalized(try await VersionReader.read(app.version))
         } catch let error as VersionError {
             return Result(running: nil, outcome: .failure("running version \(error)", retryAfter: nil, fetched: false))
         } catch {
