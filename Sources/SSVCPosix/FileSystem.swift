@@ -29,19 +29,32 @@ public enum FileSystem {
     }
 
     /// The entries of `directory` (without `.` and `..`); nil when it does
-    /// not exist.
+    /// not exist. Names that are not UTF-8 are left out (`listing` has them).
     public static func names(in directory: String) throws(Failure) -> [String]? {
+        try listing(in: directory)?.names
+    }
+
+    /// The entries of `directory` (without `.` and `..`), and apart from
+    /// them the names that are not UTF-8, written with their bytes escaped
+    /// (`bad\xff.toml`): such a name cannot be given back to `open` as a
+    /// Swift string, so it is only ever shown. Nil when it does not exist.
+    public static func listing(in directory: String) throws(Failure) -> (names: [String], undecodable: [String])? {
         guard let handle = opendir(directory) else {
             if errno == ENOENT { return nil }
             throw Failure(description: "cannot read \(directory): \(String(cString: strerror(errno)))")
         }
         defer { closedir(handle) }
         var names: [String] = []
+        var undecodable: [String] = []
         while let entry = readdir(handle) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            let bytes = withUnsafeBytes(of: entry.pointee.d_name) { Array($0.prefix { $0 != 0 }) }
+            guard let name = String(validating: bytes, as: UTF8.self) else {
+                undecodable.append(bytes.map { $0 < 0x80 && $0 >= 0x20 ? String(UnicodeScalar($0)) : "\\x" + String($0, radix: 16) }.joined())
+                continue
+            }
             if name != "." && name != ".." { names.append(name) }
         }
-        return names
+        return (names, undecodable)
     }
 
     /// Replaces `path` whole with `bytes`: written to a temporary beside it

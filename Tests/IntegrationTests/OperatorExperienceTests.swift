@@ -153,6 +153,20 @@ struct CheckConfigTests {
         #expect(warned.standardError.contains("warning: daemon.metrics-file: \(metrics)/ssvc.prom cannot be written: its folder \(metrics) is writable by every user"), "\(warned.standardError)")
     }
 
+    @Test("a file name that is not UTF-8 in apps.d is skipped alone, named escaped; the other apps load and the daemon starts")
+    func undecodableFileName() throws {
+        let (folder, path) = try layout("", apps: ["good.toml": "url = \"https://o/v\"\nversion = \"1\"\n"])
+        let bad = Array((folder.url.path + "/apps.d/bad").utf8) + [0xFF] + Array(".toml".utf8) + [0]
+        let descriptor = bad.withUnsafeBufferPointer { open(UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self), O_WRONLY | O_CREAT, 0o644) }
+        #expect(descriptor >= 0)
+        close(descriptor)
+        let result = try Executable.run("ssvcd", ["--config", path, "--check-config"])
+        #expect(result.status == 0, "\(result.standardError)")
+        // The byte is written \xff, and standard error escapes that backslash as every other.
+        #expect(result.standardError.contains("warning: \(folder.url.path)/apps.d/bad\\\\xff.toml: skipped: the file's name is not UTF-8; rename it"), "\(result.standardError)")
+        #expect(result.standardOutput.contains("1 app, configuration OK"), "\(result.standardOutput)")
+    }
+
     @Test("an apps-dir that does not exist is an error, not a start with no apps")
     func missingAppsDirectory() throws {
         let folder = try TemporaryFolder()

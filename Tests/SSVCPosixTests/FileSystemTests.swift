@@ -38,7 +38,7 @@ struct FileSystemTests {
         let error = #expect(throws: FileSystem.Failure.self) {
             try FileSystem.replace(open + "/state.json", with: [1], mode: 0o600, durable: true)
         }
-        #expect(error?.description == "not writing \(open)/state.json: its folder \(open) is writable by every user and not sticky")
+        #expect(error?.description == "not writing \(open)/state.json: its folder \(open) is writable by every user and not sticky (mode 0777)")
         #expect(chmod(open, 0o1777) == 0)
         try FileSystem.replace(open + "/state.json", with: [1], mode: 0o600, durable: true)
         #expect(FileManager.default.contents(atPath: open + "/state.json") == Data([1]))

@@ -113,18 +113,20 @@ public enum ConfigurationLoader {
         }
         return Configuration(
             daemon: daemon, apps: apps,
-            warnings: skipped.map { "\($0): skipped: only files named *.toml are read from the apps directory" }
+            warnings: skipped
         )
     }
 
-    /// `*.toml` in `directory`, in name order, and the other files there
-    /// that look meant for it but are skipped for their names (`foo.conf`,
-    /// `bar.TOML`); hidden files (editors' swap files) and backups ending
-    /// in `~` are skipped silently. A missing directory holds no apps.
+    /// `*.toml` in `directory`, in name order, and a warning for each other
+    /// file there that looks meant for it but is skipped for its name
+    /// (`foo.conf`, `bar.TOML`, a name that is not UTF-8, shown escaped);
+    /// hidden files (editors' swap files) and backups ending in `~` are
+    /// skipped silently. A missing directory holds no apps.
     static func appFiles(_ directory: String) throws(ConfigurationError) -> (files: [String], skipped: [String]) {
         let names: [String]
+        let undecodable: [String]
         do {
-            names = try FileSystem.names(in: directory) ?? []
+            (names, undecodable) = try FileSystem.listing(in: directory) ?? ([], [])
         } catch {
             throw ConfigurationError(file: directory, problem: "cannot read the apps directory: \(error)")
         }
@@ -132,7 +134,9 @@ public enum ConfigurationLoader {
         let visible = names.filter { !$0.hasPrefix(".") && !$0.hasSuffix("~") }.sorted()
         let read = visible.filter { $0.hasSuffix(".toml") && $0.count > ".toml".count }
         let skipped = visible.filter { !read.contains($0) && !FileSystem.isDirectory(path($0)) }
-        return (read.map(path), skipped.map(path))
+        let warnings = skipped.map { "\(path($0)): skipped: only files named *.toml are read from the apps directory" }
+            + undecodable.sorted().map { "\(path($0)): skipped: the file's name is not UTF-8; rename it" }
+        return (read.map(path), warnings)
     }
 
     static func daemonSettings(
