@@ -86,8 +86,7 @@ public enum DaemonMain {
         do {
             server = try await ControlServer.start(
                 path: configuration.daemon.socketPath, passedSocket: SocketActivation.passedSocket(),
-                idleTimeout: .seconds(Int64(configuration.daemon.idleTimeoutSeconds)),
-                dispatcher: ControlDispatcher(service: service, controlGroup: configuration.daemon.controlGroupID),
+                dispatcher: ControlDispatcher(service: service),
                 logger: logger, idleMemory: idleMemory, limiter: ConnectionLimiter(descriptors: descriptors)
             )
         } catch {

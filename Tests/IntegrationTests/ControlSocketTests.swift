@@ -178,6 +178,14 @@ struct ControlProtocolTests {
         let inGroup = ["--reuid=nobody", "--regid=nogroup", "--groups=users", ssvcctl, "--socket", daemon.socketPath]
         let allowed = try Executable.run("/usr/bin/setpriv", inGroup + ["check", "beta"])
         #expect(allowed.status == 0, "\(allowed.standardError)")
+
+        // A reload that removes the group applies from the next call on.
+        let config = try String(contentsOfFile: daemon.configPath, encoding: .utf8)
+        try config.replacingOccurrences(of: "control-group = \"users\"", with: "").write(toFile: daemon.configPath, atomically: true, encoding: .utf8)
+        #expect(try Executable.run("ssvcctl", ["--socket", daemon.socketPath, "reload"]).status == 0)
+        let removed = try Executable.run("/usr/bin/setpriv", inGroup + ["check", "beta"])
+        #expect(removed.status == 1, "the removed group no longer checks: \(removed.standardOutput)")
+        #expect(removed.standardError.contains("permission denied"))
         #expect(daemon.stop() == 0)
     }
 
@@ -300,6 +308,21 @@ struct ControlRobustnessTests {
         #expect(watcher.receive(within: 1).isNothing, "the watcher outlives the idle timeout")
         #expect(try Executable.run("ssvcctl", ["--socket", daemon.socketPath, "check", "alpha"]).status == 10)
         #expect(watcher.receive().message?["continues"] as? Bool == true, "and still gets events")
+        try expectHealthy(daemon)
+        #expect(daemon.stop() == 0)
+    }
+
+    @Test("a reload that shortens idle-timeout-seconds applies to the next connection")
+    func idleTimeoutReloaded() throws {
+        let daemon = try controlDaemon(daemon: "idle-timeout-seconds = 60")
+        let before = try RawConnection(daemon.socketPath)
+        #expect(before.receive(within: 2).isNothing, "60 s in force")
+        let config = try String(contentsOfFile: daemon.configPath, encoding: .utf8)
+        try config.replacingOccurrences(of: "idle-timeout-seconds = 60", with: "idle-timeout-seconds = 1")
+            .write(toFile: daemon.configPath, atomically: true, encoding: .utf8)
+        #expect(try Executable.run("ssvcctl", ["--socket", daemon.socketPath, "reload"]).status == 0)
+        let after = try RawConnection(daemon.socketPath)
+        #expect(after.receive(within: 4).isClosed, "1 s in force for a connection opened after the reload")
         try expectHealthy(daemon)
         #expect(daemon.stop() == 0)
     }

@@ -118,7 +118,7 @@ struct ControlPipelineTests {
             state: DaemonState(), store: StateStore(directory: folder.path + "/state"), logger: Logger(label: "test"),
             machineID: "test", machine: MachineFacts()
         )
-        return (ControlDispatcher(service: service, controlGroup: nil), folder)
+        return (ControlDispatcher(service: service), folder)
     }
 
     /// The reply's error name, or "" for a reply that is no error; nil

@@ -41,6 +41,8 @@ public actor CheckService: Service {
     private var plans: [String: NextCheck] = [:] { didSet { statusCache.invalidate() } }
     /// `GetStatus` replies, answered without entering the actor.
     public nonisolated let statusCache = StatusCache()
+    /// The control group and idle limit in force, updated at each reload.
+    public nonisolated let controlSettings: ControlSettings
     /// Checks running now, and those waiting for one of the slots.
     private var runningChecks = 0
     private var waitingChecks: [CheckedContinuation<Void, Never>] = []
@@ -72,6 +74,7 @@ public actor CheckService: Service {
         idleMemory: IdleMemoryReleaser? = nil
     ) {
         self.configuration = configuration
+        controlSettings = ControlSettings(configuration.daemon)
         self.overrides = overrides
         self.environment = environment
         // The configuration is the truth: apps removed from it leave the state too.
@@ -290,6 +293,7 @@ public actor CheckService: Service {
         let policyChanged = next.daemon.policy != configuration.daemon.policy
         let settingsChanged = next.apps != configuration.apps || next.daemon != configuration.daemon
         configuration = next
+        controlSettings.update(next.daemon)
         for app in next.apps where policyChanged || before[app.name] != app || plans[app.name] == nil {
             arm(app.name, atStart: true)
         }

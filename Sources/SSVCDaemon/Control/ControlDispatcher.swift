@@ -5,13 +5,13 @@ import SSVCCore
 /// `io.ssvc.Daemon` methods. A method that `mutates` is refused before any
 /// handler runs unless the caller is root, the daemon's own user or in the
 /// control group; the rest are open to anyone who can connect.
+/// The control group is the one in force at the call (`ControlSettings`):
+/// a reload that changes it applies from the next call on.
 public struct ControlDispatcher: Sendable {
     let service: CheckService
-    let controlGroup: UInt32?
 
-    public init(service: CheckService, controlGroup: UInt32?) {
+    public init(service: CheckService) {
         self.service = service
-        self.controlGroup = controlGroup
     }
 
     /// What to send back for one call.
@@ -32,7 +32,7 @@ public struct ControlDispatcher: Sendable {
             return oneway ? Answer.none : .reply(error.reply)
         case let .request(request, oneway, more):
             let answer: Answer
-            if request.method.mutates, peer?.isAllowed(group: controlGroup) != true {
+            if request.method.mutates, peer?.isAllowed(group: service.controlSettings.current.controlGroup) != true {
                 answer = .reply(VarlinkError.permissionDenied.reply)
             } else {
                 answer = await dispatch(request, more: more)

@@ -41,7 +41,7 @@ public final class ControlServer: Service {
     /// file that is not a socket is an error. The socket is mode 0666:
     /// anyone may read; `Check` and `Reload` check the caller.
     public static func start(
-        path: String, passedSocket: Int32?, idleTimeout: TimeAmount, dispatcher: ControlDispatcher, logger: Logger,
+        path: String, passedSocket: Int32?, dispatcher: ControlDispatcher, logger: Logger,
         idleMemory: IdleMemoryReleaser? = nil, limiter: ConnectionLimiter = ConnectionLimiter(descriptors: 1_024)
     ) async throws(BindError) -> ControlServer {
         let group = MultiThreadedEventLoopGroup.singleton
@@ -54,6 +54,7 @@ public final class ControlServer: Service {
                 }
             }
         let cache = dispatcher.service.statusCache
+        let settings = dispatcher.service.controlSettings
         let initializer: @Sendable (any Channel) -> EventLoopFuture<Connection> = { child in
             PeerCredentials.uid(of: child).flatMapThrowing { uid in
                 let pipeline = child.pipeline.syncOperations
@@ -69,7 +70,8 @@ public final class ControlServer: Service {
                 try pipeline.addHandler(ByteToMessageHandler(NULFrameDecoder()))
                 try pipeline.addHandler(CallParser(idleMemory: idleMemory))
                 try pipeline.addHandler(QuiesceCloser())
-                try pipeline.addHandler(IdleStateHandler(readTimeout: idleTimeout))
+                // The limit in force when the connection opens (a reload changes it for the next).
+                try pipeline.addHandler(IdleStateHandler(readTimeout: .seconds(Int64(settings.current.idleTimeoutSeconds))))
                 try pipeline.addHandler(IdleCloser(), name: "idle-closer")
                 try pipeline.addHandler(StatusFastPath(cache: cache))
                 return try Connection(wrappingChannelSynchronously: child)
