@@ -349,6 +349,26 @@ struct ControlRobustnessTests {
         #expect(daemon.stop() == 0)
     }
 
+    @Test("300 malformed calls with 60,000-character method names write five short lines, not 39 MB; the daemon answers")
+    func refusalsBoundedPerUser() throws {
+        let daemon = try controlDaemon()
+        let before = daemon.log.utf8.count
+        let hostile = Array(#"{"method":""#.utf8) + Array(repeating: UInt8(ascii: "x"), count: 60_000) + [0]
+        for _ in 0..<300 {
+            let client = try RawConnection(daemon.socketPath)
+            client.send(hostile)
+            #expect(client.receive(within: 5).isClosed)
+        }
+        try expectHealthy(daemon)
+        let added = String(daemon.log.utf8.dropFirst(before)) ?? ""
+        let lines = added.split(separator: "\n").filter { $0.contains("closed the control connection") }
+        #expect(lines.count == RefusalLogLimits.linesPerInterval, "\(lines.count) lines")
+        #expect(added.utf8.count < 16 * 1024, "\(added.utf8.count) bytes written")
+        #expect(lines.allSatisfy { $0.utf8.count < 2_048 }, "\(lines.map(\.utf8.count))")
+        #expect(lines.last?.contains("(the last line from this user for 60 s)") == true, "\(lines.last ?? "")")
+        #expect(daemon.stop() == 0)
+    }
+
     @Test("500 simultaneous connections are all answered")
     func fiveHundred() throws {
         let daemon = try controlDaemon()
@@ -432,4 +452,9 @@ struct ControlBindingTests {
         #expect(activator.exitCode() == 0, "ssvcd stops cleanly on a socket systemd owns")
         #expect(FileManager.default.fileExists(atPath: path), "a socket systemd owns is not removed")
     }
+}
+
+/// RefusalLog's figures, as ssvcd(8) states them.
+enum RefusalLogLimits {
+    static let linesPerInterval = 5
 }

@@ -5,6 +5,7 @@ import NIOExtras
 import NIOPosix
 import ServiceLifecycle
 import SSVCControl
+import SSVCCore
 import SSVCPosix
 
 /// The Varlink socket: one task per connection in a discarding task group,
@@ -180,9 +181,14 @@ public final class ControlServer: Service {
         try await forwarding.value
     }
 
-    /// A connection ended by an error, journaled with who it was.
+    /// Lines about connections ended by an error, bounded per user.
+    private let refusals = RefusalLog()
+
+    /// A connection ended by an error, journaled with who it was: the
+    /// peer's text cut, and at most a few lines per user a minute.
     private func connectionClosed(_ peer: PeerCredentials?, because reason: String, level: Logger.Level) {
+        guard logger.logLevel <= level, let line = refusals.line(uid: peer?.uid, reason) else { return }
         let who = peer.map { "pid \($0.pid), uid \($0.uid)" } ?? "an unknown peer"
-        logger.log(level: level, "closed the control connection of \(who): \(reason)", metadata: ["SSVC_ERROR": "\(reason)"])
+        logger.log(level: level, "closed the control connection of \(who): \(line)", metadata: ["SSVC_ERROR": "\(DisplayText.cut(reason, bytes: RefusalLog.quotedBytes))"])
     }
 }
