@@ -201,10 +201,12 @@ struct PhasedRolloutTests {
         #expect(Wake.next(check: check, offer: nil) == Wake(at: announced.addingTimeInterval(120), reason: .check))
     }
 
-    @Test("a huge published window cannot push an offer past the year 9999")
+    @Test("the longest window from a version announced at the end of 9999 cannot push an offer past the year 9999")
     func hugeWindow() throws {
+        let late = utc("9999-12-31T00:00:00Z")
         let settled = PhasedRollout.settle(
-            try document(window: UInt64.max), settings: settings(window: nil, pinned: 0.5), firstSeen: announced, offered: nil, now: announced
+            try document(since: late, window: PhasedRollout.maximumWindowSeconds), settings: settings(window: nil, pinned: 0.5), firstSeen: late, offered: nil,
+            now: late
         )
         #expect(settled.pending?.offerAt == PhasedRollout.latestOffer)
         #expect(RFC3339.format(settled.pending!.offerAt) == "9999-12-31T23:59:59Z")

@@ -179,6 +179,8 @@ struct SSVCRejectionTests {
         (#"{"SSVCPhasedRolloutInterval":"604800"}"#, #"SSVCPhasedRolloutInterval: expected an unsigned integer, found the string "604800""#),
         (#"{"SSVCPhasedRolloutInterval":-1}"#, "SSVCPhasedRolloutInterval: expected an unsigned integer, found -1"),
         (#"{"SSVCPhasedRolloutInterval":0.5}"#, "SSVCPhasedRolloutInterval: expected an unsigned integer, found 0.5"),
+        (#"{"SSVCPhasedRolloutInterval":31622401}"#, "SSVCPhasedRolloutInterval: 31622401 s is longer than the longest rollout window, 366 days (31622400 s)"),
+        (#"{"SSVCPhasedRolloutInterval":18446744073709551615}"#, "SSVCPhasedRolloutInterval: 18446744073709551615 s is longer than the longest rollout window, 366 days (31622400 s)"),
         (#"{"SSVCUpdateRequired":"yes"}"#, #"SSVCUpdateRequired: expected true, false, 0 or 1, found the string "yes""#),
         ("[1,2]", "document: expected an object, found an array"),
         (#""1.0""#, #"document: expected an object, found the string "1.0""#),
@@ -188,6 +190,12 @@ struct SSVCRejectionTests {
     ])
     func rejected(json: String, message: String) {
         #expect(rejection(json) == message)
+    }
+
+    @Test("a rollout window of exactly 366 days is accepted")
+    func longestWindow() throws {
+        let response = try SSVCResponse(parsing: Array(#"{"SSVCPhasedRolloutInterval":31622400}"#.utf8))
+        #expect(response.phasedRolloutInterval == 31_622_400)
     }
 
     @Test("numbers at the edge of 64 bits are accepted")

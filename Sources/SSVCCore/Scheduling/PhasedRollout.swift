@@ -66,6 +66,8 @@ public enum PhasedRollout {
 
     /// The latest offer time there is: the last second RFC 3339 can write.
     public static let latestOffer = Date(timeIntervalSince1970: CivilTime.representableSeconds.upperBound)
+    /// The longest rollout window, from a document or `phased-rollout-seconds`: 366 days.
+    public static let maximumWindowSeconds: UInt64 = 31_622_400
 
     /// The decision in force at `now` for a document that decided
     /// `document`.

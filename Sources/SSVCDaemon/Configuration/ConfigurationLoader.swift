@@ -21,7 +21,7 @@ public enum ConfigurationLoader {
         /// min-release-age-days and max-signature-age-days: up to 100 years.
         public static let days = 0...36_500
         /// phased-rollout-seconds: up to 366 days.
-        public static let rolloutSeconds = 0...31_622_400
+        public static let rolloutSeconds = 0...Int(PhasedRollout.maximumWindowSeconds)
         /// rollout-position: a fraction of the window.
         public static let rolloutPosition = 0.0...1.0
     }

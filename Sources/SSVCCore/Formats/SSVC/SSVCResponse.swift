@@ -48,7 +48,7 @@ public struct SSVCResponse: Sendable, Equatable {
     /// whole response, with an error naming the key; `null` counts as absent.
     public init(parsing body: [UInt8]) throws(ResponseError) {
         let root = try ResponseError.parse(body)
-        do {
+        do throws(DocumentError) {
             try root.requireObject()
             minimumSupportedVersionNumber = try root.member(Key.minimumSupportedVersionNumber)?.unsignedInteger()
             latestVersionKey = try root.member(Key.latestVersionKey)?.versionString()
@@ -58,7 +58,13 @@ public struct SSVCResponse: Sendable, Equatable {
             let since = try Self.time(root.member(Key.latestVersionAvailableSince))
             let draftSince = try Self.time(root.member(Key.updateAvailableSince))
             availableSince = since ?? draftSince
-            phasedRolloutInterval = try root.member(Key.phasedRolloutInterval)?.unsignedInteger()
+            if let field = root.member(Key.phasedRolloutInterval) {
+                let seconds = try field.unsignedInteger()
+                guard seconds <= PhasedRollout.maximumWindowSeconds else {
+                    throw field.invalid("\(seconds) s is longer than the longest rollout window, 366 days (\(PhasedRollout.maximumWindowSeconds) s)")
+                }
+                phasedRolloutInterval = seconds
+            }
         } catch {
             throw .invalid(error)
         }
