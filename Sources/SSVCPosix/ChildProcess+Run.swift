@@ -9,6 +9,8 @@ extension ChildProcess {
         public var termination: Termination
         /// It outlived its time and was killed.
         public var timedOut: Bool
+        /// Its process id (its group's too, when run in its own group).
+        public var pid: pid_t
     }
 
     /// Runs `argv` without a shell, standard input on /dev/null (or fed
@@ -21,10 +23,11 @@ extension ChildProcess {
     /// seconds after it started. With `ownGroup` it runs in a process group
     /// of its own and the whole group is killed, whatever it started.
     /// Blocks the calling thread for at most about `timeout` seconds: call
-    /// it from a queue of its own.
+    /// it from a queue of its own. `started` is told the pid once the
+    /// program runs (to kill it from elsewhere, as the daemon's stop does).
     public static func run(
         _ argv: [String], environment: [String: String]? = nil, input: [UInt8]? = nil, timeout: Double, outputLimit: Int,
-        errors: Bool = false, ownGroup: Bool = false
+        errors: Bool = false, ownGroup: Bool = false, started: ((pid_t) -> Void)? = nil
     ) throws(Failure) -> Run {
         var ends: [Int32] = [0, 0]
         var inputEnds: [Int32] = [-1, -1]
@@ -48,6 +51,7 @@ extension ChildProcess {
             (ends + inputEnds).filter { $0 >= 0 }.forEach { close($0) }
             throw error
         }
+        started?(child.pid)
         close(ends[1])
         if inputEnds[0] >= 0 { close(inputEnds[0]) }
         var writer = inputEnds[1]
@@ -112,7 +116,7 @@ extension ChildProcess {
             pause = min(pause * 2, 50_000)
         }
         if timedOut { kill(ownGroup ? -child.pid : child.pid, SIGKILL) }
-        return Run(output: output, termination: child.wait(), timedOut: timedOut)
+        return Run(output: output, termination: child.wait(), timedOut: timedOut, pid: child.pid)
     }
 
     /// A pipe whose ends are close-on-exec, so that no other program

@@ -122,6 +122,7 @@ public actor CheckService: Service {
         // Checks waiting for a slot get one as the cancelled ones end, see
         // `stopping` and end at once.
         for task in inFlight.values { task.cancel() }
+        CommandRunner.killRunning()
         for task in inFlight.values { await task.value }
         for task in retiring.values { await task.value }
         save()

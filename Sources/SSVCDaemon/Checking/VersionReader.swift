@@ -2,6 +2,7 @@
 import Dispatch
 import SSVCCore
 import SSVCPosix
+import Synchronization
 
 /// Reads an app's running version from its source, fresh before each check:
 /// the product may have been upgraded since the last one.
@@ -76,13 +77,28 @@ enum CommandRunner {
         let name = argv[0]
         let run: ChildProcess.Run
         do {
-            run = try ChildProcess.run(argv, timeout: timeout, outputLimit: outputLimit, ownGroup: true)
+            run = try ChildProcess.run(argv, timeout: timeout, outputLimit: outputLimit, ownGroup: true) { pid in
+                running.withLock { _ = $0.insert(pid) }
+            }
         } catch {
             throw VersionReader.Failure(description: "version-command \(name): \(String(cString: strerror(error.code)))")
         }
+        running.withLock { _ = $0.remove(run.pid) }
         if run.timedOut { throw failure(name, "did not finish within \(Int(timeout)) s") }
         guard run.termination == .exited(0) else { throw failure(name, run.termination.description) }
         return run.output
+    }
+
+    /// The process groups of the commands running now.
+    private static let running = Mutex<Set<pid_t>>([])
+
+    /// Kills every command running now, with its whole process group: the
+    /// daemon's stop waits for its checks, and none may hold it up to its
+    /// 5 s limit.
+    static func killRunning() {
+        running.withLock { groups in
+            for group in groups { kill(-group, SIGKILL) }
+        }
     }
 
     private static func failure(_ name: String, _ problem: String) -> VersionReader.Failure {
