@@ -7,12 +7,19 @@ import SSVCPosix
 final class DaemonUnderTest {
     let folder: String
     let socketPath: String
-    let process: ChildProcess
-    let startedAt: Double
+    private let ssvcd: String
+    private let configuration: String
+    private(set) var process: ChildProcess
+    private(set) var startedAt: Double
 
     /// A daemon with `apps` apps of SSVC's format on `url`, hourly, checked
-    /// at once on start. `notifySocket` is passed as NOTIFY_SOCKET.
-    init(ssvcd: String, apps: Int, url: String, minimumInterval: Int = 30, notifySocket: String? = nil) throws(BenchError) {
+    /// at once on start. `notifySocket` is passed as NOTIFY_SOCKET;
+    /// `daemonSettings` are more `[daemon]` lines, `appSettings` more lines
+    /// of each app.
+    init(
+        ssvcd: String, apps: Int, url: String, minimumInterval: Int = 30, notifySocket: String? = nil, daemonSettings: String = "",
+        appSettings: String = ""
+    ) throws(BenchError) {
         var template = Array("/tmp/ssvc-bench.XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else { throw BenchError("cannot make a temporary folder") }
         folder = String(cString: made)
@@ -24,29 +31,42 @@ final class DaemonUnderTest {
             first-check-window-seconds = 0
             catch-up-window-seconds = 0
             min-interval-seconds = \(minimumInterval)
+            \(daemonSettings)
 
             """
         if geteuid() != 0, let group = getgrgid(getegid()) {
             text += "control-group = \"\(String(cString: group.pointee.gr_name))\"\n"
         }
         for index in 0..<apps {
-            text += "\n[[app]]\nname = \"app\(index)\"\nurl = \"\(url)\"\nschedule = \"hourly\"\nversion = \"1.0\"\n"
+            text += "\n[[app]]\nname = \"app\(index)\"\nurl = \"\(url)\"\nschedule = \"hourly\"\nversion = \"1.0\"\n\(appSettings)\n"
         }
-        let configuration = folder + "/ssvcd.toml"
+        self.ssvcd = ssvcd
+        configuration = folder + "/ssvcd.toml"
         guard let file = fopen(configuration, "w") else { throw BenchError("cannot write \(configuration)") }
         fputs(text, file)
         fclose(file)
+        (process, startedAt) = try Self.spawn(ssvcd, configuration, notifySocket: notifySocket)
+    }
+
+    private static func spawn(_ ssvcd: String, _ configuration: String, notifySocket: String?) throws(BenchError) -> (ChildProcess, Double) {
         var environment: [String: String] = [:]
         if let notifySocket { environment["NOTIFY_SOCKET"] = notifySocket }
-        startedAt = MonotonicClock.seconds()
+        let startedAt = MonotonicClock.seconds()
         do {
-            process = try ChildProcess(
+            let process = try ChildProcess(
                 [ssvcd, "--config", configuration, "--log-target", "stderr"],
                 environment: ProcessEnvironment.variables().merging(environment) { $1 }
             )
+            return (process, startedAt)
         } catch {
             throw BenchError(error.description)
         }
+    }
+
+    /// Stops the daemon and starts it again on the same folder and state.
+    func restart(notifySocket: String? = nil) throws(BenchError) {
+        stop()
+        (process, startedAt) = try Self.spawn(ssvcd, configuration, notifySocket: notifySocket)
     }
 
     deinit {

@@ -21,7 +21,7 @@ struct Daemon: ParsableCommand {
     @Option(help: "Seconds to count wake-ups while idle.") var idleSeconds = 60
     @Option(help: "Checks for the CPU-per-check figure.") var checks = 1_000
     @Option(help: "Apps for the RSS figures (repeat for several).") var apps: [Int] = [1, 10, 1_000]
-    @Option(help: "Only these figures (repeatable): footprint, burst, ready, control, hostile, check.") var only: [String] = []
+    @Option(help: "Only these figures (repeatable): footprint, burst, ready, offers, control, hostile, check.") var only: [String] = []
 
     private func wanted(_ name: String) -> Bool { only.isEmpty || only.contains(name) }
 
@@ -33,6 +33,7 @@ struct Daemon: ParsableCommand {
             if wanted("footprint") { for count in apps { try figures.footprint(apps: count) } }
             if wanted("burst") { try figures.burst() }
             if wanted("ready") { try figures.readiness() }
+            if wanted("offers") { try figures.readinessWithPendingOffers() }
             if wanted("control") { try figures.control() }
             if wanted("hostile") { try figures.neverReadingClients() }
             if wanted("check") { try figures.checkCost(checks: checks) }

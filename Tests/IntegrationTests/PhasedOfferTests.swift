@@ -120,4 +120,23 @@ struct PhasedOfferTests {
         #expect(again.wait { (try? again.statusByApp()["app"]?["status"] as? String) == "update-available" }, "\(again.log)")
         #expect(again.stop() == 0)
     }
+
+    @Test("a reload that makes a pending offer due journals the time it was made, not the old future time")
+    func reloadMakesOfferDue() throws {
+        let server = try VersionServer(scenario: ["body": #"{"SSVCLatestVersionKey":"2.0"}"#])
+        let daemon = try DaemonProcess(daemon: "rollout-position = 0.9", apps: appTable("app", url: server.url("/a"), extra: "phased-rollout-seconds = 86400"))
+        #expect(daemon.wait { daemon.app("app")?["lastSuccess"] != nil }, "\(daemon.log)")
+        let oldOffer = try #require(try daemon.statusByApp()["app"]?["offerAt"] as? String)
+        let config = try String(contentsOfFile: daemon.configPath, encoding: .utf8)
+        try config.replacingOccurrences(of: "rollout-position = 0.9", with: "rollout-position = 0").write(toFile: daemon.configPath, atomically: true, encoding: .utf8)
+        let reloadedAt = Date()
+        #expect(try Executable.run("ssvcctl", ["--socket", daemon.socketPath, "reload"]).status == 0)
+        #expect(daemon.wait { (try? daemon.statusByApp()["app"]?["status"] as? String) == "update-available" }, "\(daemon.log)")
+        let entry = try #require(daemon.lines(for: "app").first { $0.contains("SSVC_PHASED_OFFER_AT=") && $0.contains("update available") }, "\(daemon.log)")
+        #expect(!entry.contains("SSVC_PHASED_OFFER_AT=\(oldOffer)"), "the old future time: \(entry)")
+        let shown = try #require(entry.split(separator: " ").first { $0.hasPrefix("SSVC_PHASED_OFFER_AT=") }.map { String($0.dropFirst("SSVC_PHASED_OFFER_AT=".count)).trimmingCharacters(in: CharacterSet(charactersIn: "]")) })
+        let made = try #require(RFC3339.parse(shown), "\(shown)")
+        #expect(made <= Date() && made >= reloadedAt.addingTimeInterval(-86_400), "\(shown)")
+        #expect(daemon.stop() == 0)
+    }
 }

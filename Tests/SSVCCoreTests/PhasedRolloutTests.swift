@@ -127,7 +127,8 @@ struct PhasedRolloutTests {
         let p21 = PhasedRollout.position(machine: machine, app: "billing", version: "2.1")
         #expect(two.pending?.position == p20)
         #expect(twoOne.pending?.position == p21)
-        #expect(twoOne.pending?.offerAt == announced.addingTimeInterval(p21 * week))
+        // This machine's position for 2.1, pinned: T + p × W on the next whole second.
+        #expect(twoOne.pending?.offerAt == utc("2027-01-16T13:24:03Z"))
     }
 
     @Test("an offer already made is not withdrawn, and an older offer stays in force while a newer version waits")
@@ -175,6 +176,43 @@ struct PhasedRolloutTests {
             rollout: settings(pinned: 0.5)
         )
         #expect(again.pending?.offerAt == offer.offerAt)
+    }
+
+    @Test("an offer first seen at a fraction of a second settles again after a restart to the very time stored: nothing to rewrite")
+    func wholeSecondOffers() throws {
+        let seenAt = announced.addingTimeInterval(0.731)
+        let body = #"{"SSVCLatestVersionKey":"2.0"}"#
+        let context = EvaluationContext(running: running, appID: "", locale: LocaleSettings(language: "en", country: ""), now: seenAt)
+        let evaluation = try ResponseFormat.ssvc.evaluate(Array(body.utf8), context: context)
+        let state = AppState().recording(.success(evaluation, body: body, etag: nil, fetched: true), running: running, at: seenAt, rollout: settings())
+        let offer = try #require(state.pending)
+        #expect(offer.offerAt.timeIntervalSince1970 == offer.offerAt.timeIntervalSince1970.rounded(), "whole seconds")
+        #expect(offer.announcedAt == announced, "T on its whole second")
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        let reloaded = try decoder.decode(AppState.self, from: try encoder.encode(state))
+        #expect(reloaded.resettled(settings(), now: seenAt.addingTimeInterval(60)) == reloaded, "a restart re-settles to the same offer")
+    }
+
+    @Test("a server that flaps to another version and back does not restart the rollout: T is kept per version")
+    func flappingKeepsFirstSeen() throws {
+        func check(_ version: String, at time: Date, after state: AppState) throws -> AppState {
+            let body = #"{"SSVCLatestVersionKey":"\#(version)"}"#
+            let context = EvaluationContext(running: running, appID: "", locale: LocaleSettings(language: "en", country: ""), now: time)
+            let evaluation = try ResponseFormat.ssvc.evaluate(Array(body.utf8), context: context)
+            return state.recording(.success(evaluation, body: body, etag: nil, fetched: true), running: running, at: time, rollout: settings(pinned: 0.5))
+        }
+        let first = try check("2.0", at: announced, after: AppState())
+        let flapped = try check("1.9", at: announced.addingTimeInterval(3_600), after: first)
+        let back = try check("2.0", at: announced.addingTimeInterval(7_200), after: flapped)
+        #expect(back.pending?.announcedAt == announced, "T is when 2.0 was first seen, not when it came back")
+        #expect(back.pending?.offerAt == announced.addingTimeInterval(0.5 * week))
+        // A version last seen longer ago than the longest window starts anew.
+        let much = announced.addingTimeInterval(TimeInterval(PhasedRollout.maximumWindowSeconds) + 10)
+        let again = try check("2.0", at: much, after: try check("1.9", at: much.addingTimeInterval(-5), after: back))
+        #expect(again.pending?.announcedAt == much)
     }
 
     @Test("a pin set after the check moves the pending offer: 0 makes it at once")

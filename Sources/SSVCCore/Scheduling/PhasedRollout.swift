@@ -64,6 +64,11 @@ public enum PhasedRollout {
         return min(max(now.timeIntervalSince(announced) / window, 0), 1)
     }
 
+    /// `date` on a whole second, down (or `up`).
+    static func wholeSeconds(_ date: Date, up: Bool = false) -> Date {
+        Date(timeIntervalSince1970: date.timeIntervalSince1970.rounded(up ? .up : .down))
+    }
+
     /// The latest offer time there is: the last second RFC 3339 can write.
     public static let latestOffer = Date(timeIntervalSince1970: CivilTime.representableSeconds.upperBound)
     /// The longest rollout window, from a document or `phased-rollout-seconds`: 366 days.
@@ -97,9 +102,11 @@ public enum PhasedRollout {
         if let offered, offered.updateAvailable, Self.version(of: offered) == version {
             return Settled(decision: document, pending: nil)
         }
-        let announced = document.availableSince ?? firstSeen
+        // Whole seconds, as the state file stores times: an offer settled
+        // again after a restart lands on the very time it was stored with.
+        let announced = Self.wholeSeconds(document.availableSince ?? firstSeen)
         let position = settings.position(for: version)
-        let offerAt = min(announced.addingTimeInterval(position * window), latestOffer)
+        let offerAt = min(Self.wholeSeconds(announced.addingTimeInterval(position * window), up: true), latestOffer)
         guard now < offerAt else { return Settled(decision: document, pending: nil) }
         var held: Decision
         if let offered, offered.status == .updateAvailable {

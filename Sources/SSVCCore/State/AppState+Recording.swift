@@ -35,13 +35,14 @@ extension AppState {
             next.response = body
             next.etag = etag
             let document = evaluation.decision
-            if let version = PhasedRollout.version(of: document), latestSeen?.version != version {
-                next.latestSeen = SeenVersion(version: version, at: time)
+            var firstSeen = time
+            if let version = PhasedRollout.version(of: document) {
+                firstSeen = next.firstSeen(version, at: time)
             }
             // What was in force holds only for the version it was decided for.
             let inForce = running.map { $0.key == currentVersion } ?? false ? decision : nil
             let settled = PhasedRollout.settle(
-                document, settings: rollout, firstSeen: next.latestSeen?.at ?? time, offered: inForce, now: time
+                document, settings: rollout, firstSeen: firstSeen, offered: inForce, now: time
             )
             next.decision = settled.decision
             next.pending = settled.pending
@@ -63,5 +64,26 @@ extension AppState {
             next.retryNotBefore = retryAfter
         }
         return next
+    }
+}
+
+extension AppState {
+    /// When this machine first saw `version`, remembering it as seen at
+    /// `time` when it is new: versions seen within the longest rollout
+    /// window are kept, so that T survives a document that shows another
+    /// version in between. An earlier release's `latestSeen` counts.
+    mutating func firstSeen(_ version: String, at time: Date) -> Date {
+        let window = TimeInterval(PhasedRollout.maximumWindowSeconds)
+        var kept = (seen ?? latestSeen.map { [$0] } ?? []).filter { time.timeIntervalSince($0.at) <= window }
+        let at: Date
+        if let known = kept.first(where: { $0.version == version }) {
+            at = known.at
+        } else {
+            at = time
+            kept.append(SeenVersion(version: version, at: time))
+        }
+        seen = Array(kept.suffix(Self.seenKept))
+        latestSeen = SeenVersion(version: version, at: at)
+        return at
     }
 }

@@ -49,6 +49,13 @@ public struct AppState: Sendable, Equatable, Codable {
     /// The latest version a document named, and when this machine first
     /// saw it: a phased rollout's start when the document has no date.
     public var latestSeen: SeenVersion?
+    /// Every version documents named within the longest rollout window,
+    /// each with when this machine first saw it (at most `seenKept`): a
+    /// server that flaps between two versions does not restart a rollout.
+    public var seen: [SeenVersion]?
+
+    /// The most versions `seen` keeps.
+    public static let seenKept = 16
 
     public init() {
         consecutiveFailures = 0

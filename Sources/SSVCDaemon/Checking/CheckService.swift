@@ -415,10 +415,16 @@ public actor CheckService: Service {
             state.apps[app.name] = after
             armTimer(app.name)
             if after.pending == nil {
-                report(app, before: before, change: .offer(offer), at: now)
+                // Made now, or at its time if that passed while ssvcd was stopped.
+                var made = offer
+                made.offerAt = min(offer.offerAt, now)
+                report(app, before: before, change: .offer(made), at: now)
             } else {
-                save()
+                // Through the batched writer: a reload that moves a thousand
+                // offers writes the files once.
+                stateDirty = true
                 metricsDirty = true
+                writeSoon()
             }
         }
     }
@@ -527,8 +533,6 @@ public actor CheckService: Service {
             }
         }
         ServiceNotifier.shared.notify("STATUS=\(summary())")
-        // A check's burst writes the file once, as its last check ends.
-        if runningChecks == 0 { writeMetrics() }
     }
 
     /// Notices told one by one from one check; more are told as one.
