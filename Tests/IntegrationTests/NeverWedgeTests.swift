@@ -257,4 +257,52 @@ struct NeverWedgeTests {
         #expect(written == inMemory, "the state written is the one kept in memory")
         #expect(daemon.stop() == 0)
     }
+
+    @Test("a 40 MB dpkg database of one package on 500,000 architectures, and a 900 KB Turkcell packageName: GetStatus answers while they are read, no log line passes 16 KB")
+    func outsideInputOffTheExecutor() throws {
+        let folder = try TemporaryFolder()
+        let admin = folder.url.appendingPathComponent("dpkg").path
+        try FileManager.default.createDirectory(atPath: admin, withIntermediateDirectories: true)
+        var status = Data()
+        for index in 0..<500_000 {
+            status.append(contentsOf: "Package: multi\nStatus: install ok installed\nArchitecture: a\(index)\nVersion: 1.0-\(index)\n\n".utf8)
+        }
+        try status.write(to: URL(fileURLWithPath: admin + "/status"))
+        let document = "file://" + (try folder.file("r.json", goodBody))
+        let turkcell = "file://" + (try folder.file("t.json", #"{"packageName":""# + String(repeating: "p", count: 900_000) + #""}"#))
+        let apps = """
+            [[app]]
+            name = "dpkg"
+            url = "\(document)"
+            version-package = "multi"
+            schedule = "never"
+
+            \(appTable("turkcell", url: turkcell, extra: "format = \"turkcell\"\napp-id = \"t\""))
+            \(appTable("other", url: document))
+            """
+        let daemon = try DaemonProcess(apps: apps, environment: ["DPKG_ADMINDIR": admin], folder: folder)
+        #expect(daemon.wait { FileManager.default.fileExists(atPath: daemon.socketPath) && daemon.app("other")?["lastSuccess"] != nil }, "\(daemon.log)")
+        let check = try ChildProcess(try Executable.path("ssvcctl"), ["--socket", daemon.socketPath, "check", "dpkg", "--timeout", "120"], output: "/dev/null", error: "/dev/null")
+        let client = try RawConnection(daemon.socketPath)
+        var slowest = 0.0
+        var asked = 0
+        while check.isRunning && asked < 2_000 {
+            let started = Date()
+            client.call("io.ssvc.Daemon.GetStatus", #"{"app":"other"}"#)
+            #expect(client.receive(within: 10).isReply)
+            slowest = max(slowest, Date().timeIntervalSince(started))
+            asked += 1
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        _ = check.exitCode()
+        #expect(asked > 3, "the parse took long enough to be measured: \(asked) calls")
+        #expect(slowest < 1, "GetStatus waited \(slowest) s while dpkg's database was parsed")
+        let error = try #require(try daemon.statusByApp()["dpkg"]?["lastError"] as? String)
+        #expect(error.hasPrefix("version-package: "), "\(error)")
+        #expect(error.utf8.count <= 4_096)
+        #expect(daemon.wait { daemon.app("turkcell")?["lastError"] != nil })
+        let longest = daemon.log.split(separator: "\n").map(\.utf8.count).max() ?? 0
+        #expect(longest < 16_384, "a log line of \(longest) bytes")
+        #expect(daemon.stop() == 0)
+    }
 }

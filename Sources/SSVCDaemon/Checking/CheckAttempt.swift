@@ -65,13 +65,25 @@ struct CheckAttempt: Sendable {
                 return Result(running: running, outcome: .failure(error.message, retryAfter: error.retryAfter, fetched: true, kind: .signature))
             }
         }
-        do {
-            let evaluation = try app.format.evaluate(body, context: context)
+        // Evaluated off the executor, within the check's time limit: a
+        // document's cost grows with the server's text.
+        let format = app.format
+        let evaluated = await Offload.run("io.ssvc.evaluate", within: settings.timeoutSeconds) {
+            Swift.Result { () throws(ResponseError) in try format.evaluate(body, context: context) }
+        }
+        guard let evaluated else {
+            return Result(
+                running: running,
+                outcome: .failure("evaluating the response took longer than timeout-seconds (\(settings.timeoutSeconds) s)", retryAfter: nil, fetched: true)
+            )
+        }
+        switch evaluated {
+        case let .success(evaluation):
             return Result(
                 running: running,
                 outcome: .success(evaluation, body: String(decoding: body, as: UTF8.self), etag: etag, fetched: true, signature: signature)
             )
-        } catch {
+        case let .failure(error):
             return Result(running: running, outcome: .failure("response rejected: \(error)", retryAfter: nil, fetched: true))
         }
     }

@@ -29,7 +29,10 @@ struct CheckJournal: Sendable {
     func check(_ app: AppConfiguration, state: AppState, outcome: CheckOutcome, next: NextCheck?) {
         var metadata = fields(app, state: state, next: next)
         switch outcome {
-        case let .failure(message, _, _, kind):
+        case let .failure(whole, _, _, kind):
+            // Outside text quoted in an error (a server's, a file's) is held
+            // to what the state keeps, in the message and its field alike.
+            let message = DisplayText.cut(whole)
             metadata["MESSAGE_ID"] = "\((kind == .signature ? MessageID.signatureRejected : .checkFailed).rawValue)"
             metadata["SSVC_ERROR"] = "\(message)"
             let retry = next?.at.map { "; next try \(RFC3339.format($0))" } ?? ""
@@ -75,7 +78,7 @@ struct CheckJournal: Sendable {
 
     /// A Turkcell message due now.
     func notice(_ app: AppConfiguration, _ notice: MessageNotice) {
-        let text = [notice.description.title, notice.description.message].compactMap { $0 }.joined(separator: ": ")
+        let text = DisplayText.cut([notice.description.title, notice.description.message].compactMap { $0 }.joined(separator: ": "))
         var metadata: Logger.Metadata = [
             "MESSAGE_ID": "\(MessageID.notice.rawValue)", "SSVC_APP": "\(app.name)", "SSVC_NOTICE_KEY": "\(notice.key)",
         ]

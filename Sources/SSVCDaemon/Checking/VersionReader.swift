@@ -50,10 +50,17 @@ public enum VersionReader {
             }
             return line
         case let .package(name, database):
-            do {
-                return try DpkgDatabase.shared.installedVersion(of: name, path: database)
-            } catch {
-                throw Failure(description: "version-package: \(error)")
+            // Parsed off the executor: dpkg's database may be tens of megabytes.
+            let result = await Offload.run("io.ssvc.dpkg") {
+                Result { () throws(BoundedReader.Failure) in try DpkgDatabase.shared.installedVersion(of: name, path: database) }
+            }
+            switch result {
+            case let .success(version)?:
+                return version
+            case let .failure(error)?:
+                throw Failure(description: "version-package: \(DisplayText.cut(error.description, bytes: 512))")
+            case nil:
+                throw Failure(description: "version-package: dpkg's database was not read")
             }
         }
     }
