@@ -17,19 +17,51 @@ public enum DaemonMain {
     /// Everything in Swift concurrency runs on the main queue
     /// (`MainQueueExecutor`), so that an idle daemon is never woken.
     public static func start(overrides: ConfigurationLoader.Overrides, logTarget: LogTarget) -> Never {
+        ProcessLimits.resetInheritedSignals()
+        let descriptors: Int
+        do {
+            descriptors = try checkLimits()
+        } catch {
+            StandardError.writeLine("ssvcd: \(error.description)")
+            exit(1)
+        }
         IdleMemoryReleaser.limitArenas(environment: ProcessEnvironment.variables())
         MainQueueExecutor.install()
         Task {
-            exit(await run(overrides: overrides, logTarget: logTarget))
+            exit(await run(overrides: overrides, logTarget: logTarget, descriptors: descriptors))
         }
         dispatchMain()
     }
 
+    /// The fewest more tasks (threads and processes) ssvcd starts with:
+    /// its own threads, a version command, a hook and the TOML child.
+    public static let minimumTasks = 16
+
+    struct LimitTooLow: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    /// Raises the soft limit on open files to the hard one, as systemd
+    /// does for its own services, and refuses to start below
+    /// `ConnectionLimiter.minimumDescriptors` open files or
+    /// `minimumTasks` tasks, naming the limit: under them the daemon would
+    /// trap inside libdispatch, spin on accept or hang without a word.
+    /// Returns the soft limit on open files.
+    static func checkLimits() throws(LimitTooLow) -> Int {
+        let descriptors = ConnectionLimiter.raiseDescriptorLimit()
+        guard descriptors >= ConnectionLimiter.minimumDescriptors else {
+            throw LimitTooLow(description: "needs at least \(ConnectionLimiter.minimumDescriptors) open files, but RLIMIT_NOFILE (systemd: LimitNOFILE=) allows \(descriptors)")
+        }
+        if let tasks = ProcessLimits.tasksLeft(), tasks.count < minimumTasks {
+            throw LimitTooLow(description: "needs at least \(minimumTasks) more tasks (threads and processes), but \(tasks.limit)")
+        }
+        return descriptors
+    }
+
     /// Runs until SIGTERM or SIGINT; returns the exit status.
-    static func run(overrides: ConfigurationLoader.Overrides, logTarget: LogTarget) async -> Int32 {
+    static func run(overrides: ConfigurationLoader.Overrides, logTarget: LogTarget, descriptors: Int) async -> Int32 {
         // One event-loop thread serves the socket and the fetches: NIO's
         // default, a thread per core, would give a 64-core host 64 threads.
-        let descriptors = ConnectionLimiter.raiseDescriptorLimit()
         NIOSingletons.groupLoopCountSuggestion = 1
         NIOSingletons.blockingPoolThreadCountSuggestion = 1
         LoggingSystem.bootstrap { _ in JournalLogHandler(identifier: "ssvcd", target: logTarget) }

@@ -42,6 +42,9 @@ struct SSVCD: ParsableCommand {
     /// Synchronous, so that the daemon's executor is installed before any
     /// task starts; it never returns.
     func run() throws {
+        // A parent's SIGCHLD ignored would lose every child's status
+        // (--check-config's TOML child, version commands).
+        ProcessLimits.resetInheritedSignals()
         if validateToml { throw ExitCode(ConfigurationLoader.validateTOMLFromStandardInput()) }
         if let printToml { throw ExitCode(ConfigurationLoader.printTOML(printToml, validator: "/proc/self/exe")) }
         let overrides = ConfigurationLoader.Overrides(

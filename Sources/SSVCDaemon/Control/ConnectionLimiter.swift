@@ -10,15 +10,24 @@ import NIOConcurrencyHelpers
 public final class ConnectionLimiter: Sendable {
     public let total: Int
     public let perUser: Int
-    public static let rootReserve = 32
+    /// Root's connections past the total: 32, or half of what is kept for
+    /// the daemon's own files when that is less.
+    public let rootReserve: Int
+
+    /// The fewest open files ssvcd starts with: a quarter for its own
+    /// files, children and the journal, the rest for connections.
+    public static let minimumDescriptors = 64
 
     private let open = NIOLockedValueBox<[UInt32: Int]>([:])
 
-    /// `descriptors`: the soft limit on open files; a quarter of it, or
-    /// 256 at least, is kept for files, children and the journal.
+    /// `descriptors`: the soft limit on open files; a quarter of it, 256
+    /// at least (half, below 512), is kept for files, children and the
+    /// journal. The total is never more than is left: a budget below zero
+    /// admits nobody, rather than a fixed few.
     public init(descriptors: Int, perUser: Int = 64) {
-        let room = descriptors - max(descriptors / 4, 256)
-        total = max(min(room, 65_536), 16)
+        let kept = max(descriptors / 4, min(256, descriptors / 2))
+        total = max(min(descriptors - kept, 65_536), 0)
+        rootReserve = min(32, kept / 2)
         self.perUser = perUser
     }
 
@@ -28,7 +37,7 @@ public final class ConnectionLimiter: Sendable {
         open.withLockedValue { open in
             let all = open.values.reduce(0, +)
             let mine = open[uid, default: 0]
-            let allowed = uid == 0 ? all < total + Self.rootReserve : all < total && mine < perUser
+            let allowed = uid == 0 ? all < total + rootReserve : all < total && mine < perUser
             if allowed { open[uid] = mine + 1 }
             return allowed
         }
