@@ -312,16 +312,21 @@ struct NeverWedgeTests {
         let folder = try TemporaryFolder()
         let document = "file://" + (try folder.file("r.json", #"{"SSVCLatestVersionKey":"2.0","SSVCLatestVersionAvailableSince":\#(now)}"#))
         let apps = (0..<300).map { appTable("app\($0)", url: document, extra: "phased-rollout-seconds = 604800") }.joined(separator: "\n")
-        var daemon = try DaemonProcess(daemon: "rollout-position = 0.99", apps: apps, folder: folder)
+        var daemon = try DaemonProcess(daemon: "rollout-position = 0.987654321", apps: apps, folder: folder)
         #expect(daemon.wait(60) { (daemon.state?["apps"] as? [String: Any])?.count == 300 && daemon.app("app299")?["pending"] != nil }, "\(daemon.log)")
         #expect(daemon.stop() == 0)
         let path = daemon.stateDirectory + "/state.json"
-        let before = try FileManager.default.attributesOfItem(atPath: path)[.systemFileNumber] as? Int
-        daemon = try DaemonProcess(daemon: "rollout-position = 0.99", apps: apps, folder: folder)
+        // Inode and modification time: a rename of a new file may get the old inode number back.
+        func written() throws -> String {
+            let attributes = try FileManager.default.attributesOfItem(atPath: path)
+            return "\(attributes[.systemFileNumber] ?? 0) \((attributes[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0)"
+        }
+        let before = try written()
+        daemon = try DaemonProcess(daemon: "rollout-position = 0.987654321", apps: apps, folder: folder)
         #expect(daemon.wait(10) { FileManager.default.fileExists(atPath: daemon.socketPath) }, "\(daemon.log)")
         #expect((try daemon.statusByApp().values.filter { $0["pendingVersion"] as? String == "2.0" }.count) == 300)
         Thread.sleep(forTimeInterval: 1.5)
-        let after = try FileManager.default.attributesOfItem(atPath: path)[.systemFileNumber] as? Int
+        let after = try written()
         #expect(before == after, "the state file was rewritten at start: offers settled to other times")
         #expect(daemon.stop() == 0)
     }
