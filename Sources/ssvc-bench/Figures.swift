@@ -135,7 +135,7 @@ struct DaemonFigures {
         let server = try LoopbackServer(body: #"{"SSVCLatestVersionKey": "1.1", "SSVCLatestVersionAvailableSince": \#(now)}"#)
         defer { server.shutdown() }
         let daemon = try DaemonUnderTest(
-            ssvcd: ssvcd, apps: apps, url: server.url, daemonSettings: "rollout-position = 0.99", appSettings: "phased-rollout-seconds = 604800"
+            ssvcd: ssvcd, apps: apps, url: server.url, daemonSettings: "rollout-position = 0.987654321", appSettings: "phased-rollout-seconds = 604800"
         )
         try daemon.waitForFirstChecks(within: 300)
         let pending = try daemon.connect().apps(.getStatus).filter { (try? $0.member("pendingVersion")?.string()) != nil }.count
