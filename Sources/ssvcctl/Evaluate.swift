@@ -129,8 +129,12 @@ struct Evaluate: ParsableCommand {
                 throw ValidationError("\(name) applies to --format github only")
             }
         }
-        if let tagPattern, (try? Regex(tagPattern)) == nil {
-            throw ValidationError("--tag-pattern '\(tagPattern)' is not a regular expression")
+        if let tagPattern {
+            do {
+                _ = try LinearPattern(tagPattern)
+            } catch {
+                throw ValidationError("--tag-pattern '\(tagPattern)' is not a pattern ssvc matches (a regular expression without backtracking): \(error)")
+            }
         }
         let pointers = [("--version-pointer", versionPointer), ("--date-pointer", datePointer),
                         ("--minimum-version-pointer", minimumVersionPointer), ("--url-pointer", urlPointer)]

@@ -330,4 +330,49 @@ struct NeverWedgeTests {
         #expect(before == after, "the state file was rewritten at start: offers settled to other times")
         #expect(daemon.stop() == 0)
     }
+
+    @Test("tag-patterns that backtrack for ever elsewhere, over a server's tags: matched in linear time, GetStatus and another app's Check answer, SIGTERM stops in 2 s")
+    func hostileTagPatterns() throws {
+        let folder = try TemporaryFolder()
+        func releases(_ tags: [String]) throws -> String {
+            "file://" + (try folder.file(UUID().uuidString + ".json", "[" + tags.map { #"{"tag_name":"\#($0)"}"# }.joined(separator: ",") + "]"))
+        }
+        let nested = try releases(["billing-v" + String(repeating: "1", count: 26) + "x"])
+        let exponential = try releases([String(repeating: "a", count: 22) + "!"])
+        let long = String(repeating: "1", count: 127) + "." + String(repeating: "1", count: 127) + "x"
+        let plain = try releases(Array(repeating: long, count: 3_800))
+        #expect(try FileManager.default.attributesOfItem(atPath: String(plain.dropFirst("file://".count)))[.size] as? Int ?? 0 < 1 << 20, "under max-response-bytes")
+        let apps = [
+            appTable("nested", url: nested, extra: "format = \"github\"\ntag-pattern = '^billing-v((\\d+\\.?)+)$'"),
+            appTable("exponential", url: exponential, extra: "format = \"github\"\ntag-pattern = '^(a+)+$'"),
+            appTable("plain", url: plain, extra: "format = \"github\"\ntag-pattern = '(\\d+)\\.(\\d+)$'"),
+            appTable("other", url: "file://" + (try folder.file("r.json", goodBody))),
+        ].joined(separator: "\n")
+        let daemon = try DaemonProcess(apps: apps, folder: folder)
+        #expect(daemon.wait { daemon.app("other")?["lastSuccess"] != nil }, "\(daemon.log)")
+        let hostile = try ChildProcess(try Executable.path("ssvcctl"), ["--socket", daemon.socketPath, "check", "nested", "exponential", "plain", "--timeout", "120"], output: "/dev/null", error: "/dev/null")
+        let client = try RawConnection(daemon.socketPath)
+        var slowest = 0.0
+        for _ in 0..<20 {
+            let started = Date()
+            client.call("io.ssvc.Daemon.GetStatus", #"{"app":"other"}"#)
+            #expect(client.receive(within: 10).isReply)
+            slowest = max(slowest, Date().timeIntervalSince(started))
+        }
+        let checkStarted = Date()
+        #expect(try Executable.run("ssvcctl", ["--socket", daemon.socketPath, "check", "other", "--timeout", "10"]).status == 10)
+        #expect(Date().timeIntervalSince(checkStarted) < 2, "another app's Check took \(Date().timeIntervalSince(checkStarted)) s")
+        #expect(slowest < 1, "GetStatus took \(slowest) s")
+        _ = hostile.exitCode()
+        let status = try daemon.statusByApp()
+        for name in ["nested", "exponential", "plain"] {
+            #expect((status[name]?["lastError"] as? String)?.contains("whose tag matches") == true, "\(name): \(status[name] ?? [:])")
+        }
+        // The plain pattern again, while a stop comes.
+        _ = try ChildProcess(try Executable.path("ssvcctl"), ["--socket", daemon.socketPath, "check", "plain", "--timeout", "60"], output: "/dev/null", error: "/dev/null")
+        Thread.sleep(forTimeInterval: 0.1)
+        let stopping = Date()
+        #expect(daemon.stop() == 0)
+        #expect(Date().timeIntervalSince(stopping) < 2, "SIGTERM took \(Date().timeIntervalSince(stopping)) s")
+    }
 }

@@ -410,12 +410,13 @@ public enum ConfigurationLoader {
             settings.github.includePrereleases = try reader.bool("include-prereleases") ?? false
             settings.github.tagPrefix = try reader.string("tag-prefix") ?? "v"
             if let pattern = try reader.string("tag-pattern") {
+                let compiled: LinearPattern
                 do {
-                    _ = try Regex(pattern)
+                    compiled = try LinearPattern(pattern)
                 } catch {
-                    throw reader.error("tag-pattern", "'\(pattern)' is not a regular expression: \(error)")
+                    throw reader.error("tag-pattern", "'\(pattern)' is not a pattern ssvc matches (a regular expression without backtracking): \(error)")
                 }
-                guard pattern.contains(where: { $0 == "(" }) else { throw reader.error("tag-pattern", "'\(pattern)' needs a capture group for the version") }
+                guard compiled.captureCount >= 1 else { throw reader.error("tag-pattern", "'\(pattern)' needs a capture group for the version") }
                 settings.github.tagPattern = pattern
             }
         }

@@ -10,8 +10,9 @@ public struct GitHubReleases: Sendable, Equatable {
         public var includePrereleases: Bool
         /// Removed from the front of a tag: `v1.2.3` is 1.2.3.
         public var tagPrefix: String
-        /// A regular expression whose first capture group is the version;
-        /// a tag it does not match is skipped. Over `tagPrefix`.
+        /// A regular expression (`LinearPattern`'s, matched in time linear
+        /// in the tag) whose first capture group is the version; a tag it
+        /// does not match is skipped. Over `tagPrefix`.
         public var tagPattern: String?
 
         public init(includePrereleases: Bool = false, tagPrefix: String = "v", tagPattern: String? = nil) {
@@ -59,17 +60,18 @@ public struct GitHubReleases: Sendable, Equatable {
 
     /// The version a tag names under `settings`; nil when the tag is not
     /// one of the app's (it does not match `tag-pattern`).
-    static func version(of tag: String, settings: Settings, pattern: Regex<AnyRegexOutput>?) throws(ResponseError) -> String? {
+    static func version(of tag: String, settings: Settings, pattern: LinearPattern?) throws(ResponseError) -> String? {
         guard let pattern else {
             return tag.hasPrefix(settings.tagPrefix) ? String(tag.dropFirst(settings.tagPrefix.count)) : tag
         }
-        // Tags longer than a version can be are never matched: a pattern's
-        // time stays bounded whatever a server sends.
-        guard tag.utf8.count <= DisplayText.maximumVersionBytes, let match = tag.firstMatch(of: pattern) else { return nil }
-        guard match.output.count > 1 else {
+        // Tags longer than a version can be are never matched, and the
+        // matcher never backtracks: a pattern's time is linear in the tag,
+        // whatever a server sends.
+        guard tag.utf8.count <= DisplayText.maximumVersionBytes, let match = pattern.firstMatch(in: tag) else { return nil }
+        guard match.count > 1 else {
             throw .rejected("tag-pattern '\(settings.tagPattern ?? "")' has no capture group for the version")
         }
-        return match.output[1].substring.map(String.init)
+        return match[1].map(String.init)
     }
 
     /// The newest release by the app's scheme that is not a draft, not a
@@ -78,9 +80,13 @@ public struct GitHubReleases: Sendable, Equatable {
     public func decide(for context: EvaluationContext) throws(ResponseError) -> Decision {
         let settings = context.formatSettings.github
         let scheme = context.running.scheme
-        var pattern: Regex<AnyRegexOutput>?
+        var pattern: LinearPattern?
         if let text = settings.tagPattern {
-            do { pattern = try Regex(text) } catch { throw .rejected("tag-pattern '\(text)' is not a regular expression: \(error)") }
+            do {
+                pattern = try LinearPattern(text)
+            } catch {
+                throw .rejected("tag-pattern '\(text)' is not a pattern ssvc matches (a regular expression without backtracking): \(error)")
+            }
         }
         var newest: (release: Release, version: String)?
         var skipped = 0
