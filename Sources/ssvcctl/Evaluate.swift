@@ -24,7 +24,7 @@ struct Evaluate: ParsableCommand {
     @Option(help: ArgumentHelp("The response document; - reads standard input.", valueName: "file"))
     var response: String
 
-    @Option(name: .customLong("version"), help: ArgumentHelp("The running version key.", valueName: "key"))
+    @Option(name: .customLong("version"), help: ArgumentHelp("The running version key; \"\" for none known.", valueName: "key"))
     var versionKey: String?
 
     @Option(help: ArgumentHelp(
@@ -117,6 +117,8 @@ struct Evaluate: ParsableCommand {
         case (nil, nil): throw ValidationError("--version or --version-package is needed: the running version")
         case (_?, _?): throw ValidationError("give only one of --version and --version-package")
         case let (key?, nil):
+            // Empty: no running version known, as in SSVC's own test cases.
+            guard !key.isEmpty else { break }
             do {
                 try scheme.validate(key)
             } catch {

@@ -420,9 +420,10 @@ struct ControlBindingTests {
         var info = stat()
         #expect(stat(path, &info) == 0 && info.st_mode & 0o777 == 0o666)
 
-        let second = try DaemonProcess(apps: "", folder: folder)
+        // A state folder of its own: the first holds the lock of "state".
+        let second = try DaemonProcess(apps: "", arguments: ["--state-dir", folder.url.appendingPathComponent("state2").path], folder: folder)
         #expect(second.process.exitCode() == 1)
-        #expect(second.log.contains("another process is serving \(path)"))
+        #expect(second.log.contains("another process is serving \(path)"), "\(second.log)")
         #expect(first.stop() == 0)
         #expect(!FileManager.default.fileExists(atPath: path), "the socket is removed on stop")
 

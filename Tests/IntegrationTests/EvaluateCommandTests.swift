@@ -31,6 +31,15 @@ struct EvaluateCommandTests {
         #expect(try json(result)["status"] as? String == statusName)
     }
 
+    @Test("a running version that is no version is a usage error naming it; an empty one means none known")
+    func runningVersionThatIsNoVersion() throws {
+        let refused = try evaluate(#"{"SSVCLatestVersionKey":"2.0"}"#, version: "myagent 1.0")
+        #expect(refused.status == 64)
+        #expect(refused.standardError.contains("--version: 'myagent 1.0' is not a valid dotted version: does not begin with a digit"), "\(refused.standardError)")
+        #expect(try evaluate(#"{"SSVCLatestVersionKey":"2.0"}"#, version: "").status == 10)
+        #expect(try evaluate(#"{"SSVCLatestVersionKey":"2.0"}"#, version: "v1.0").status == 10)
+    }
+
     @Test("--rollout-position with --now: pending before this machine's turn (exit 0), offered from it (exit 10); required is never phased")
     func phased() throws {
         let document = #"{"SSVCLatestVersionKey":"2.0","SSVCLatestVersionAvailableSince":1800000000,"SSVCPhasedRolloutInterval":604800}"#

@@ -35,6 +35,8 @@ public struct LinearPattern: Sendable {
     public static let maxRepetition = 1000
     public static let maxProgramSize = 10_000
     public static let maxNesting = 100
+    /// VM states: instructions, counted once more per enclosing loop that can match empty.
+    public static let maxStates = 100_000
 
     public let pattern: String
     private let program: Program
@@ -441,13 +443,13 @@ private enum Inst: Sendable {
 
 /// A compiled pattern.
 ///
-/// A thread's future depends on its instruction and, for each unbounded loop around that
-/// instruction, on whether the loop's current iteration has consumed anything yet (the
-/// `check` that ends an iteration exits on no progress). Such flags nest: if an outer
-/// iteration is still empty, so are the inner ones. So the full state is the instruction plus
-/// the count of innermost enclosing loops whose iteration is still empty, and the VM's
-/// "visited" set is keyed by that pair: `keyBase[pc] + emptyLoops`. (Keying by the
-/// instruction alone loses matches such as `b*((\.a*)*?.??\d*)*` on "b1aa".)
+/// A thread's future depends on its instruction and, for each enclosing unbounded loop whose
+/// body can match empty, on whether the loop's current iteration has consumed anything yet
+/// (the `check` ending an iteration exits on no progress). These flags nest: if an outer
+/// iteration is still empty, so are the inner ones. So a state is the instruction plus the
+/// count of innermost enclosing loops whose iteration is still empty, and the VM's "visited"
+/// set is keyed by that pair: `keyBase[pc] + emptyLoops`. (Keying by the instruction alone
+/// loses matches such as `b*((\.a*)*?.??\d*)*` on "b1aa".)
 private struct Program: Sendable {
     var insts: [Inst] = []
     var sets: [ScalarSet] = []
@@ -472,6 +474,8 @@ private struct Compiler {
     /// skipped: `(?:(?:){1000}){1000}` costs nothing. Every other compile call emits at least
     /// one instruction, so the program-size limit also bounds compile time.
     var emitsNothing: [Bool] = []
+    /// Nodes that can match without consuming; only loops over these need the empty check.
+    var nullable: [Bool] = []
 
     init(parser: Parser) {
         self.parser = parser
@@ -483,6 +487,14 @@ private struct Compiler {
             case .concat(let items): emitsNothing.append(items.allSatisfy { emitsNothing[$0] })
             case .repetition(let body, _, let max, _): emitsNothing.append(max == 0 || (max != nil && emitsNothing[body]))
             default: emitsNothing.append(false)
+            }
+            switch node {
+            case .empty, .anchor: nullable.append(true)
+            case .scalar, .set, .dot: nullable.append(false)
+            case .concat(let items): nullable.append(items.allSatisfy { nullable[$0] })
+            case .alternate(let items): nullable.append(items.contains { nullable[$0] })
+            case .capture(let body, _): nullable.append(nullable[body])
+            case .repetition(let body, let min, _, _): nullable.append(min == 0 || nullable[body])
             }
         }
     }
@@ -499,6 +511,9 @@ private struct Compiler {
             let loop = program.innermostLoop[pc]
             program.keyBase.append(program.keyCount)
             program.keyCount += 1 + (loop < 0 ? 0 : program.loops[loop].depth)
+        }
+        guard program.keyCount <= LinearPattern.maxStates else {
+            throw parser.error("pattern too large: more than \(LinearPattern.maxStates) states in nested loops", at: 0)
         }
         switch parser.nodes[root] {
         case .anchor(.textStart): program.anchoredStart = true
@@ -565,36 +580,44 @@ private struct Compiler {
         }
     }
 
-    /// x{n,}: as in Swift's Regex, every iteration (the first n included) records where it
-    /// started, and one that consumed nothing leaves the loop, keeping its captures.
+    /// x{n,}: `n` required iterations, then the loop proper. If x can match empty then, as in
+    /// Swift's Regex, every iteration records where it started, and one that consumed nothing
+    /// leaves the loop, keeping its captures. Otherwise every iteration consumes: no check.
     mutating func compileUnbounded(_ body: Int, low: Int, greedy: Bool, node: Int) throws(SyntaxError) {
-        let slot = loopSlots[node] ?? program.slotCount
-        if slot == program.slotCount {
-            program.slotCount += 1
-            loopSlots[node] = slot
+        var slot: Int? = nil
+        if nullable[body] {
+            slot = loopSlots[node] ?? program.slotCount
+            if slot == program.slotCount {
+                program.slotCount += 1
+                loopSlots[node] = slot
+            }
         }
         var checks: [Int] = [], loop = 0
-        for copy in 0...low {   // `low` required iterations, then the loop proper
+        for copy in 0...low {
             if copy == low { loop = emit(.split(0, 0)) }
-            emit(.save(slot))
-            let depth = openLoop < 0 ? 1 : program.loops[openLoop].depth + 1
-            program.loops.append((slot: slot, parent: openLoop, depth: depth))
-            openLoop = program.loops.count - 1
+            if let slot {
+                emit(.save(slot))
+                let depth = openLoop < 0 ? 1 : program.loops[openLoop].depth + 1
+                program.loops.append((slot: slot, parent: openLoop, depth: depth))
+                openLoop = program.loops.count - 1
+            }
             try compile(node: body)
-            checks.append(emit(.check(slot, exit: 0)))
-            openLoop = program.loops[openLoop].parent
+            if let slot {
+                checks.append(emit(.check(slot, exit: 0)))
+                openLoop = program.loops[openLoop].parent
+            }
         }
         emit(.jump(loop))
         let end = program.insts.count
         program.insts[loop] = greedy ? .split(loop + 1, end) : .split(end, loop + 1)
-        for c in checks { program.insts[c] = .check(slot, exit: end) }
+        for c in checks { program.insts[c] = .check(slot ?? 0, exit: end) }
     }
 }
 
 // MARK: - Pike VM
 
 private struct PikeVM {
-    enum Job { case explore(Int), restore(slot: Int, value: Int) }
+    enum Job { case explore(Int, emptyLoops: Int), restore(slot: Int, value: Int) }
 
     let program: Program
     let slotCount: Int
@@ -618,32 +641,45 @@ private struct PikeVM {
     /// state (see `Program`) is entered at most once per position: a later, lower-priority
     /// path to it could only find the same continuations. That bound makes the run linear.
     mutating func addThread(_ pc: Int, at position: Int, before: Unicode.Scalar?, after: Unicode.Scalar?) {
-        stack.append(.explore(pc))
+        stack.append(.explore(pc, emptyLoops: 0))   // after consuming, no iteration is empty
         while let job = stack.popLast() {
-            guard case .explore(let pc) = job else {
+            guard case .explore(let pc, let emptyLoops) = job else {
                 if case .restore(let slot, let value) = job { scratch[slot] = value }
                 continue
             }
-            var key = program.keyBase[pc]
-            var loop = program.innermostLoop[pc]
-            while loop >= 0, scratch[program.loops[loop].slot] == position {
-                key += 1
-                loop = program.loops[loop].parent
-            }
+            let key = program.keyBase[pc] + (program.innermostLoop[pc] < 0 ? 0 : emptyLoops)
             guard visited[key] != position else { continue }
             visited[key] = position
+            /// Pushes a successor with its empty-loop count. Loop bodies are entered only through
+            /// their `save` (starting an empty iteration) and left only through their `check`.
+            func push(_ target: Int) {
+                let from = program.innermostLoop[pc], to = program.innermostLoop[target]
+                var count = emptyLoops
+                if to < 0 {
+                    count = 0                       // outside all loops (or consuming: key ignores it)
+                } else if from == to {
+                    // same loop body
+                } else if program.loops[to].parent == from {
+                    count += 1
+                } else if from >= 0 && program.loops[from].parent == to {
+                    count = max(count - 1, 0)
+                } else {
+                    count = recount(to, at: position)   // not reached by compiled programs
+                }
+                stack.append(.explore(target, emptyLoops: count))
+            }
             switch program.insts[pc] {
             case .jump(let target):
-                stack.append(.explore(target))
+                push(target)
             case .split(let first, let second):
-                stack.append(.explore(second))
-                stack.append(.explore(first))
+                push(second)
+                push(first)
             case .save(let slot):
                 stack.append(.restore(slot: slot, value: scratch[slot]))
                 scratch[slot] = position
-                stack.append(.explore(pc + 1))
+                push(pc + 1)
             case .check(let slot, let exit):
-                stack.append(.explore(scratch[slot] == position ? exit : pc + 1))
+                push(scratch[slot] == position ? exit : pc + 1)
             case .assert(let anchor):
                 let holds = switch anchor {
                 case .textStart: before == nil
@@ -651,12 +687,22 @@ private struct PikeVM {
                 case .wordBoundary: isWord(before) != isWord(after)
                 case .notWordBoundary: isWord(before) == isWord(after)
                 }
-                if holds { stack.append(.explore(pc + 1)) }
+                if holds { push(pc + 1) }
             case .scalar, .set, .dot, .match:
                 next.pcs.append(pc)
                 next.slots.append(contentsOf: scratch)
             }
         }
+    }
+
+    /// Counts, from the slots, the innermost loops around `loop` whose iteration is still empty.
+    func recount(_ loop: Int, at position: Int) -> Int {
+        var count = 0, loop = loop
+        while loop >= 0, scratch[program.loops[loop].slot] == position {
+            count += 1
+            loop = program.loops[loop].parent
+        }
+        return count
     }
 
     mutating func startThread(at position: Int, before: Unicode.Scalar?, after: Unicode.Scalar?) {

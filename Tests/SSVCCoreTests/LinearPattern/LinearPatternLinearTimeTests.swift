@@ -31,11 +31,11 @@ import Testing
     /// The deepest nesting allowed, every level an unbounded loop that can match empty.
     @Test func deepNestedEmptyLoops() throws {
         let pattern = String(repeating: "(", count: 100) + "a*" + String(repeating: ")*", count: 100) + "$"
-        let text = String(repeating: "a", count: 20)
+        let text = String(repeating: "a", count: 60)
         let match = try #require(try LinearPattern(pattern).firstMatch(in: text + "b"))
         #expect(match[0] == "")          // the a's can't reach "$", so the first match is empty, at the end
         #expect(try strings(pattern, text)?.first == text)
-        // Swift's Regex backtracks for ever on this one: the expectation is written out.
-        #expect(try strings("((a*)*b)*$", "abab" + text) == ["", nil, nil])
+        // (Swift's Regex is exponential here, so the expectation is written out.)
+        #expect(try linear("((a*)*b)*$", "abab" + text) == [64..<64, nil, nil])
     }
 }
