@@ -111,15 +111,9 @@ struct DaemonFigures {
 
     /// Time from just before exec to READY=1 on NOTIFY_SOCKET, with 10 apps.
     func readiness(runs: Int = 20) throws(BenchError) {
-        let listener = try NotifySocket()
-        var times: [Double] = []
-        for _ in 0..<runs {
-            let daemon = try DaemonUnderTest(ssvcd: ssvcd, apps: 10, url: server.url, notifySocket: listener.path)
-            guard let at = listener.waitForReady(within: 10) else { throw BenchError("no READY=1 within 10 s") }
-            times.append((at - daemon.startedAt) * 1_000)
-            daemon.stop()
+        let times = try readyTimes(runs: runs, within: 10) { (notifySocket: String) throws(BenchError) in
+            try DaemonUnderTest(ssvcd: ssvcd, apps: 10, url: server.url, notifySocket: notifySocket)
         }
-        times.sort()
         report(
             "exec to READY=1, 10 apps", "median \(milliseconds(times[times.count / 2])) ms, worst \(milliseconds(times.last!)) ms",
             target: "≤ 50 ms",
@@ -140,20 +134,32 @@ struct DaemonFigures {
         try daemon.waitForFirstChecks(within: 300)
         let pending = try daemon.connect().apps(.getStatus).filter { (try? $0.member("pendingVersion")?.string()) != nil }.count
         guard pending == apps else { throw BenchError("\(pending) of \(apps) offers pending after the first checks") }
-        let listener = try NotifySocket()
-        var times: [Double] = []
-        for _ in 0..<3 {
-            try daemon.restart(notifySocket: listener.path)
-            guard let at = listener.waitForReady(within: 120) else { throw BenchError("no READY=1 within 120 s") }
-            times.append((at - daemon.startedAt) * 1_000)
+        let times = try readyTimes(runs: 3, within: 120) { (notifySocket: String) throws(BenchError) in
+            try daemon.restart(notifySocket: notifySocket)
+            return daemon
         }
         daemon.stop()
-        times.sort()
         report(
             "exec to READY=1, \(apps) apps with a phased offer pending each", "median \(milliseconds(times[1])) ms, worst \(milliseconds(times[2])) ms",
             target: "well inside systemd's 90 s start limit",
             method: "3 restarts on the same state file, posix_spawn to the datagram on NOTIFY_SOCKET"
         )
+    }
+
+    /// `runs` times: `start` runs a daemon told NOTIFY_SOCKET; the
+    /// milliseconds from its exec to READY=1, sorted. A daemon `start`
+    /// made anew is killed when the next replaces it.
+    private func readyTimes(
+        runs: Int, within seconds: Double, _ start: (String) throws(BenchError) -> DaemonUnderTest
+    ) throws(BenchError) -> [Double] {
+        let listener = try NotifySocket()
+        var times: [Double] = []
+        for _ in 0..<runs {
+            let daemon = try start(listener.path)
+            guard let at = listener.waitForReady(within: seconds) else { throw BenchError("no READY=1 within \(Int(seconds)) s") }
+            times.append((at - daemon.startedAt) * 1_000)
+        }
+        return times.sorted()
     }
 
     /// GetStatus round trips from one client, then calls per second from 32.
