@@ -39,8 +39,7 @@ extension FileSystem {
             if current == "/" { return nil }
             if !isTarget { isOwnFolder = false }
             isTarget = false
-            let slash = current.lastIndex(of: "/") ?? current.startIndex
-            current = slash == current.startIndex ? "/" : String(current[..<slash])
+            current = folder(of: current)
         }
     }
 }

@@ -70,7 +70,7 @@ public enum FileSystem {
     /// sticky (as /tmp is), where nobody can rename or remove our files.
     public static func replace(_ path: String, with bytes: [UInt8], mode: mode_t, durable: Bool) throws(Failure) {
         let slash = path.lastIndex(of: "/")
-        let folderPath = slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
+        let folderPath = folder(of: path)
         let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
         let folder = open(folderPath, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard folder >= 0 else { throw failure("cannot open the folder \(folderPath)") }
@@ -121,6 +121,13 @@ public enum FileSystem {
     private static func sharedFolderProblem(_ info: stat, _ path: String) -> String? {
         guard info.st_mode & S_IWOTH != 0 && info.st_mode & S_ISVTX == 0 else { return nil }
         return "its folder \(path) is writable by every user and not sticky (mode 0\(String(info.st_mode & 0o7777, radix: 8)))"
+    }
+
+    /// The folder `path` is in: `/run/ssvc` of `/run/ssvc/ssvc.prom`, `/`
+    /// of `/x`, `.` of a bare name.
+    public static func folder(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
     }
 
     /// "what failed: the system's reason", from errno.

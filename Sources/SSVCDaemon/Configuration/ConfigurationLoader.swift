@@ -516,7 +516,7 @@ extension ConfigurationLoader {
             return DaemonMain.configurationErrorExit
         }
         var warnings = configuration.warnings
-        if let metrics = daemon.metricsFile, let problem = FileSystem.folderProblem(Self.folder(of: metrics)) {
+        if let metrics = daemon.metricsFile, let problem = FileSystem.folderProblem(FileSystem.folder(of: metrics)) {
             warnings.append("daemon.metrics-file: \(metrics) cannot be written: \(problem)")
         }
         if let hooks = daemon.hooksDirectory {
@@ -533,11 +533,5 @@ extension ConfigurationLoader {
             show("\(app.name): format \(app.format.rawValue), schedule \(app.schedule.rawValue), \(app.version.shown), url \(URLText.masked(app.url))")
         }
         return 0
-    }
-
-    /// The folder a file is in: "/run/ssvc" of "/run/ssvc/ssvc.prom".
-    static func folder(of path: String) -> String {
-        guard let slash = path.lastIndex(of: "/") else { return "." }
-        return slash == path.startIndex ? "/" : String(path[..<slash])
     }
 }
