@@ -11,6 +11,7 @@ accept or both reject, and where both accept they must read the same
 values. Prints one line per disagreement, then a summary line
 "N passed, M failed"; exits 1 when any disagreed.
 """
+import datetime
 import json
 import math
 import os
@@ -85,7 +86,10 @@ def value(depth=0):
         return floating()
     if kind < 0.9:
         return rng.choice(["true", "false"])
-    return rng.choice(["1979-05-27T07:32:00Z", "1979-05-27", "07:32:00", "1979-05-27T00:32:00.999999-07:00"])
+    return rng.choice([
+        "1979-05-27T07:32:00Z", "1979-05-27", "07:32:00", "1979-05-27T00:32:00.999999-07:00", "2024-02-29 23:59:59.5z",
+        "1987-07-05T17:45:00+05:30", "00:00:00.25",
+    ])
 
 
 def document():
@@ -149,7 +153,20 @@ def tagged(obj):
     kind = {"datetime": "datetime", "date": "date-local", "time": "time-local"}[name]
     if kind == "datetime" and obj.tzinfo is None:
         kind = "datetime-local"
-    return {"type": kind, "value": None}
+    return {"type": kind, "value": obj}
+
+
+def moment(kind, text):
+    """Our text of a date or time as the value it names, for comparing
+    with tomllib's: a date-time with an offset as its instant."""
+    try:
+        if kind == "date-local":
+            return datetime.date.fromisoformat(text)
+        if kind == "time-local":
+            return datetime.time.fromisoformat(text)
+        return datetime.datetime.fromisoformat(text.replace("z", "Z"))
+    except ValueError:
+        return None
 
 
 def same(ours, theirs):
@@ -157,9 +174,8 @@ def same(ours, theirs):
         if theirs["type"] == "float":
             mine = float(ours["value"])
             return ours["type"] == "float" and (mine == theirs["value"] or (math.isnan(mine) and math.isnan(theirs["value"])))
-        if theirs["value"] is None:
-            # toml++ writes local date-times as date-times: the kind of time is enough here.
-            return ours["type"] in ("datetime", "datetime-local", "date-local", "time-local")
+        if isinstance(theirs["value"], (datetime.datetime, datetime.date, datetime.time)):
+            return ours["type"] == theirs["type"] and moment(ours["type"], ours["value"]) == theirs["value"]
         return ours == theirs
     if isinstance(theirs, dict) and isinstance(ours, dict):
         return ours.keys() == theirs.keys() and all(same(ours[k], theirs[k]) for k in theirs)

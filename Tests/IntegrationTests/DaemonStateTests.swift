@@ -59,22 +59,36 @@ struct DaemonStateTests {
         #expect(daemon.stop() == 0)
     }
 
-    @Test("kill -9 at random points during 200 checks never leaves an unparsable state file")
+    /// The temporaries a killed writer left in `directory`: their being
+    /// there is what shows that a kill landed inside a state write.
+    func leftTemporaries(_ directory: String) -> Int {
+        ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).filter { $0.hasPrefix("state.json.tmp-") }.count
+    }
+
+    @Test("kill -9 inside state writes and at random points, until 200 real fetches, never leaves an unparsable state file")
     func killNine() throws {
         let server = try VersionServer(scenario: ["body": goodBody])
         let folder = try TemporaryFolder()
         var random = SystemRandomNumberGenerator()
-        var checksStarted = 0
         var run = 0
-        while checksStarted < 200 {
+        var killsInWrites = 0
+        while server.requests().count < 200 {
             run += 1
+            try #require(run <= 400, "only \(server.requests().count) fetches in 400 runs")
             // Five new apps each run, so that every run checks five times at once.
             let apps = (0..<5).map { appTable("r\(run)-\($0)", url: server.url("/ssvc")) }.joined(separator: "\n")
             let daemon = try DaemonProcess(apps: apps, folder: folder)
-            Thread.sleep(forTimeInterval: Double.random(in: 0.005...0.25, using: &random))
+            if run.isMultiple(of: 2) {
+                Thread.sleep(forTimeInterval: Double.random(in: 0.005...0.25, using: &random))
+            } else {
+                // Aimed: as soon as a writer's temporary appears, while it
+                // is written and fsynced, before its rename.
+                let deadline = Date().addingTimeInterval(3)
+                while leftTemporaries(daemon.stateDirectory) == 0 && Date() < deadline {}
+            }
             kill(daemon.process.pid, SIGKILL)
             daemon.process.wait()
-            checksStarted += 5
+            if leftTemporaries(daemon.stateDirectory) > 0 { killsInWrites += 1 }
             let path = daemon.stateDirectory + "/state.json"
             if let data = FileManager.default.contents(atPath: path) {
                 let parsed = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
@@ -82,6 +96,7 @@ struct DaemonStateTests {
             }
             #expect(!daemon.log.contains("state file unusable"), "run \(run) found a torn state file")
         }
-        #expect(server.requests().count > 0)
+        #expect(killsInWrites >= 10, "only \(killsInWrites) of \(run) kills landed inside a state write")
+        print("killNine: \(run) runs, \(server.requests().count) fetches, \(killsInWrites) kills inside a state write")
     }
 }

@@ -57,6 +57,7 @@ struct IdleTests {
         // The memory release runs once, 10 s after the last work.
         try await Task.sleep(for: .seconds(12))
         let before = switchesByThread(daemon.process.pid)
+        try #require(!before.isEmpty && daemon.process.isRunning, "no threads read from /proc/\(daemon.process.pid)/task")
         try await Task.sleep(for: .seconds(20))
         let after = switchesByThread(daemon.process.pid)
         // A thread born meanwhile counts whole; one that ended had woken too.

@@ -136,7 +136,8 @@ struct PhasedOfferTests {
         #expect(!entry.contains("SSVC_PHASED_OFFER_AT=\(oldOffer)"), "the old future time: \(entry)")
         let shown = try #require(entry.split(separator: " ").first { $0.hasPrefix("SSVC_PHASED_OFFER_AT=") }.map { String($0.dropFirst("SSVC_PHASED_OFFER_AT=".count)).trimmingCharacters(in: CharacterSet(charactersIn: "]")) })
         let made = try #require(RFC3339.parse(shown), "\(shown)")
-        #expect(made <= Date() && made >= reloadedAt.addingTimeInterval(-86_400), "\(shown)")
+        // Shown in whole seconds: made at the reload, not at T (the first check's time) nor at T + 0.9 W.
+        #expect(made <= Date() && made >= Date(timeIntervalSince1970: reloadedAt.timeIntervalSince1970.rounded(.down)), "\(shown)")
         #expect(daemon.stop() == 0)
     }
 }

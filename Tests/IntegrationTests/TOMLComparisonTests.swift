@@ -11,5 +11,8 @@ struct TOMLComparisonTests {
         let result = try Executable.run("/usr/bin/env", ["python3", script, try Executable.path("ssvcd"), folder.url.path, "400", "25"])
         #expect(result.status == 0, "\(result.standardOutput)\(result.standardError)")
         #expect(result.standardOutput.contains("400 passed, 0 failed"), "\(result.standardOutput)")
+        // Values were compared on many of them, not only refusals.
+        let valid = result.standardOutput.firstMatch(of: /(\d+) valid TOML/).flatMap { Int($0.1) } ?? 0
+        #expect(valid >= 150, "only \(valid) of the files were valid TOML: \(result.standardOutput)")
     }
 }

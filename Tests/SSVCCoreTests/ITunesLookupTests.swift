@@ -25,7 +25,7 @@ struct ITunesLookupTests {
         #expect(decision.status == .updateAvailable)
         #expect(decision.latestVersion == "2.10")
         #expect(decision.description == UpdateDescription(whatIsNew: "Fixes", targetUrl: "https://apps.example/app"))
-        #expect(decision.availableSince == RFC3339.parse("2027-01-10T08:00:00Z"))
+        #expect(decision.availableSince == Date(timeIntervalSince1970: 1_799_568_000), "2027-01-10T08:00:00Z")
         #expect(try decide(lookup(version: "2.9")).status == .upToDate)
         #expect(try decide(lookup(version: "2.8")).status == .ahead)
     }

@@ -72,16 +72,16 @@ struct JSONParserTests {
     func deepNesting() {
         let deep = String(repeating: "[", count: 10_000) + String(repeating: "]", count: 10_000)
         let error = #expect(throws: JSONSyntaxError.self) { try JSONParser.parse(deep) }
-        #expect(error?.message == "nesting deeper than \(JSONParser.maximumDepth) levels")
+        #expect(error?.message == "nesting deeper than 128 levels")
         let objects = String(repeating: "{\"a\":", count: 10_000) + "1" + String(repeating: "}", count: 10_000)
         #expect(throws: JSONSyntaxError.self) { try JSONParser.parse(objects) }
     }
 
-    @Test("accepts nesting up to the limit")
+    @Test("accepts 128 levels of nesting, refuses 129")
     func nestingAtLimit() throws {
-        let depth = JSONParser.maximumDepth
-        let text = String(repeating: "[", count: depth) + String(repeating: "]", count: depth)
-        _ = try JSONParser.parse(text)
+        func nested(_ depth: Int) -> String { String(repeating: "[", count: depth) + String(repeating: "]", count: depth) }
+        _ = try JSONParser.parse(nested(128))
+        #expect(throws: JSONSyntaxError.self) { try JSONParser.parse(nested(129)) }
     }
 
     @Test("10 MiB of white space is an error naming it")

@@ -123,11 +123,12 @@ struct PhasedRolloutTests {
         let rollout = settings()
         let two = PhasedRollout.settle(try document("2.0"), settings: rollout, firstSeen: announced, offered: nil, now: announced)
         let twoOne = PhasedRollout.settle(try document("2.1"), settings: rollout, firstSeen: announced, offered: nil, now: announced)
-        let p20 = PhasedRollout.position(machine: machine, app: "billing", version: "2.0")
-        let p21 = PhasedRollout.position(machine: machine, app: "billing", version: "2.1")
-        #expect(two.pending?.position == p20)
-        #expect(twoOne.pending?.position == p21)
-        // This machine's position for 2.1, pinned: T + p × W on the next whole second.
+        // The positions and offer times, computed independently in Python
+        // (FNV-1a, SplitMix64's finalizer, top 53 bits; T + p × W rounded
+        // up to the whole second).
+        #expect(two.pending?.position == 0.08457372083335757)
+        #expect(twoOne.pending?.position == 0.17500434134445564)
+        #expect(two.pending?.offerAt == utc("2027-01-15T22:12:31Z"))
         #expect(twoOne.pending?.offerAt == utc("2027-01-16T13:24:03Z"))
     }
 

@@ -29,10 +29,14 @@ struct AppSpecificIDTests {
         #expect(AppSpecificID.derive(machineID: machineID) != machineID)
     }
 
-    @Test("a stand-in machine id (a container's host name) still gives a 32-digit id")
-    func standIn() {
-        let id = AppSpecificID.derive(machineID: "build-host")
-        #expect(id.count == 32)
-        #expect(id != AppSpecificID.derive(machineID: "other-host"))
+    @Test("ssvc's application id is fixed forever: the ids of a known machine id and a stand-in are pinned")
+    func pinned() {
+        // Computed independently with Python's hmac: HMAC-SHA256 keyed by
+        // the machine id's 16 bytes (a stand-in's own bytes) over
+        // 7304e881716d41dca01e669961e7bafa, cut to 16 bytes, marked v4.
+        #expect(AppSpecificID.application.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined() == "7304e881716d41dca01e669961e7bafa")
+        #expect(AppSpecificID.derive(machineID: "0123456789abcdef0123456789abcdef") == "331f7f138b124e8e9535a524b7d6abcd")
+        #expect(AppSpecificID.derive(machineID: "0123456789ABCDEF0123456789ABCDEF") == "331f7f138b124e8e9535a524b7d6abcd")
+        #expect(AppSpecificID.derive(machineID: "build-host") == "22d8a05279194e7f87fe536f1ef5daa8")
     }
 }

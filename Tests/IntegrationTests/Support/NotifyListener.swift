@@ -19,6 +19,34 @@ final class NotifyListener {
 
     deinit { close(descriptor) }
 
+    /// Sends datagrams to the listener itself, without waiting, until its
+    /// queue is full; the count sent. Throws when it never fills.
+    func fill() throws -> Int {
+        var sent = 0
+        while sendWithoutWaiting() == 0 {
+            sent += 1
+            try #require(sent < 100_000, "\(path) never filled")
+        }
+        return sent
+    }
+
+    /// One datagram to the listener, with `MSG_DONTWAIT`: 0 when sent,
+    /// else the errno (EAGAIN while the queue is full).
+    func sendWithoutWaiting() -> Int32 {
+        let sender = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
+        guard sender >= 0 else { return errno }
+        defer { close(sender) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: path.utf8.prefix($0.count - 1)) }
+        let sent = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                sendto(sender, "X=1", 3, Int32(MSG_DONTWAIT) | Int32(MSG_NOSIGNAL), $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        return sent == 3 ? 0 : errno
+    }
+
     /// Messages received until `condition` holds on all of them, or `seconds` pass.
     func receive(for seconds: Double, until condition: ([String]) -> Bool) -> [String] {
         var messages: [String] = []
