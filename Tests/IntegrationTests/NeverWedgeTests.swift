@@ -6,7 +6,7 @@ import Testing
 /// crash it, hang it, or keep SIGTERM from stopping it.
 @Suite("never crash, never wedge: stalled supervisors, hostile files, numbers at their limits")
 struct NeverWedgeTests {
-    @Test("a notify socket read once and then never: 50 Check and 50 Reload calls are answered and SIGTERM stops the daemon")
+    @Test("a notify socket read once, then filled to its limit and never read: 20 Check and 20 Reload calls are answered and SIGTERM stops the daemon")
     func stalledSupervisor() throws {
         let folder = try TemporaryFolder()
         let listener = try NotifyListener(folder: folder)
