@@ -17,7 +17,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
-        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
     ],
     targets: [
         // Pure logic: formats, version schemes, decisions, state transitions. No I/O.
@@ -78,7 +77,6 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "TOMLKit", package: "TOMLKit"),
             ]
         ),
 
@@ -91,7 +89,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        // The client and the benchmark stay off NIO, AsyncHTTPClient, TOMLKit
+        // The client and the benchmark stay off NIO, AsyncHTTPClient
         // and libsystemd: they link the core, the protocol and the POSIX
         // layer, and the client the signature check for `evaluate`.
         .executableTarget(

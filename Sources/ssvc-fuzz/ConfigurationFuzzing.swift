@@ -3,17 +3,14 @@ import SSVCCore
 import SSVCDaemon
 import SSVCPosix
 
-/// The `config` target: an `ssvcd.toml` and its apps directory, loaded as
-/// a start loads them, through the same `--validate-toml` child: the
-/// `ssvcd` in `SSVC_FUZZ_VALIDATOR` (make fuzz sets it: an uninstrumented
-/// child starts in a third of the time), else this executable, which
-/// answers as `ssvcd` does. The input is the main file, then each app file
-/// after a line `%%`; the seeds set `apps-dir = "apps.d"`, the folder the
-/// app files are written to.
+/// The `config` target: an `ssvcd.toml` and its apps directory, loaded in
+/// this process as a start loads them. The input is the main file, then
+/// each app file after a line `%%`; the seeds set `apps-dir = "apps.d"`,
+/// the folder the app files are written to. Each part that parses as TOML
+/// is also written back (`TOMLWriter`) and must parse to the same tree.
 enum ConfigurationFuzzing {
     static let separator = Array("\n%%\n".utf8)
     static let maximumAppFiles = 8
-    static let validator = ProcessEnvironment.variables()["SSVC_FUZZ_VALIDATOR"] ?? "/proc/self/exe"
 
     /// A folder of this process's own under `TMPDIR`, made once.
     static let folder: String = {
@@ -39,9 +36,8 @@ enum ConfigurationFuzzing {
             let file = "\(appsFolder)/app\(index).toml"
             write(part, to: file)
         }
-        let overrides = ConfigurationLoader.Overrides(
-            mainFile: mainFile, stateDirectory: folder + "/state", socketPath: folder + "/socket", validator: validator
-        )
+        for part in [main] + parts.prefix(maximumAppFiles) { roundTrip(part) }
+        let overrides = ConfigurationLoader.Overrides(mainFile: mainFile, stateDirectory: folder + "/state", socketPath: folder + "/socket")
         // An error is an answer; a crash, trap or hang is not.
         if let configuration = try? ConfigurationLoader.load(overrides, environment: [:]) { check(configuration) }
     }
@@ -73,8 +69,13 @@ enum ConfigurationFuzzing {
         }
     }
 
-    /// `ssvc-fuzz --validate-toml`: the child the loader starts, as `ssvcd --validate-toml`.
-    static func validateIfAsked(_ arguments: [String]) {
-        if arguments.dropFirst().first == "--validate-toml" { exit(ConfigurationLoader.validateTOMLFromStandardInput()) }
+    /// A document that parses prints back as TOML that parses to the same tree.
+    static func roundTrip(_ bytes: [UInt8]) {
+        guard let table = try? TOMLParser().parse(bytes) else { return }
+        let written = TOMLWriter.write(table)
+        guard let again = try? TOMLParser().parse(written) else {
+            preconditionFailure("the writer's text does not parse: \(written)")
+        }
+        precondition(again.taggedJSON == table.taggedJSON, "changed on the way round: \(table.taggedJSON) became \(again.taggedJSON)")
     }
 }

@@ -33,7 +33,6 @@ func runFuzzerDriver(
 
 @_cdecl("ssvc_fuzz_main")
 public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
-    ConfigurationFuzzing.validateIfAsked(CommandLine.arguments)
     var count = argc
     var arguments = argv
     return runFuzzerDriver(&count, &arguments) { start, length in fuzzOneInput(start, length) }
@@ -44,7 +43,6 @@ public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePoi
 @main
 struct Replay {
     static func main() {
-        ConfigurationFuzzing.validateIfAsked(CommandLine.arguments)
         let arguments = Array(CommandLine.arguments.dropFirst())
         guard let name = arguments.first, let target = FuzzTarget(rawValue: name) else {
             StandardError.writeLine("usage: ssvc-fuzz TARGET FILE...; targets: \(FuzzTarget.allCases.map(\.rawValue).joined(separator: ", "))")

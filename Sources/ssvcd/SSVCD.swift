@@ -31,10 +31,6 @@ struct SSVCD: ParsableCommand {
     ))
     var checkConfig = false
 
-    /// The child that parses configuration files before the daemon does.
-    @Flag(help: .hidden)
-    var validateToml = false
-
     /// One file as the loader reads it, in toml-test's JSON form (tests).
     @Option(help: .hidden)
     var printToml: String?
@@ -43,12 +39,11 @@ struct SSVCD: ParsableCommand {
     /// task starts; it never returns.
     func run() throws {
         // A parent's SIGCHLD ignored would lose every child's status
-        // (--check-config's TOML child, version commands).
+        // (version commands, hooks).
         ProcessLimits.resetInheritedSignals()
-        if validateToml { throw ExitCode(ConfigurationLoader.validateTOMLFromStandardInput()) }
-        if let printToml { throw ExitCode(ConfigurationLoader.printTOML(printToml, validator: "/proc/self/exe")) }
+        if let printToml { throw ExitCode(ConfigurationLoader.printTOML(printToml)) }
         let overrides = ConfigurationLoader.Overrides(
-            mainFile: config, stateDirectory: stateDirectory, socketPath: socket, validator: "/proc/self/exe"
+            mainFile: config, stateDirectory: stateDirectory, socketPath: socket
         )
         if checkConfig {
             throw ExitCode(ConfigurationLoader.checkConfiguration(overrides, environment: ProcessEnvironment.variables()))

@@ -97,7 +97,7 @@ struct ConfigurationLoaderTests {
     }
 
     @Test("a bad file names file, key and problem", arguments: [
-        ("[daemon\n", "ssvcd.toml: ", "line 1"),
+        ("[daemon\n", "ssvcd.toml:1:8: ", "expected ']' to close the header, found a newline"),
         ("[daemon]\nstate_dir = \"/x\"\n", "ssvcd.toml: daemon.state_dir: ", "unknown key"),
         ("[daemon]\ntimeout-seconds = \"30\"\n", "ssvcd.toml: daemon.timeout-seconds: ", "expected a number, found string"),
         ("[daemon]\nmax-response-bytes = 0\n", "ssvcd.toml: daemon.max-response-bytes: ", "must be from 1 to 67108864, found 0"),

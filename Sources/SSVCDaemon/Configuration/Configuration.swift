@@ -108,16 +108,22 @@ public struct ConfigurationError: Error, Equatable, CustomStringConvertible {
 
     /// Where in the file, when known: "[[app]] 'billing', line 14".
     public var place: String?
+    /// The line and column of a TOML syntax error, shown as `file:3:14:`.
+    public var line: Int?
+    public var column: Int?
 
-    public init(file: String, key: String? = nil, problem: String, place: String? = nil) {
+    public init(file: String, key: String? = nil, problem: String, place: String? = nil, line: Int? = nil, column: Int? = nil) {
         self.file = file
         self.key = key
         self.problem = problem
         self.place = place
+        self.line = line
+        self.column = column
     }
 
     public var description: String {
-        [file, key, problem].compactMap { $0 }.joined(separator: ": ") + (place.map { " (\($0))" } ?? "")
+        let position = line.map { ":\($0)" + (column.map { ":\($0)" } ?? "") } ?? ""
+        return [file + position, key, problem].compactMap { $0 }.joined(separator: ": ") + (place.map { " (\($0))" } ?? "")
     }
 }
 

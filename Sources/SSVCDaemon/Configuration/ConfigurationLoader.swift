@@ -32,15 +32,11 @@ public enum ConfigurationLoader {
         public var mainFile: String?
         public var stateDirectory: String?
         public var socketPath: String?
-        /// The `ssvcd` executable whose `--validate-toml` child parses each
-        /// file before this process does (`TOMLDocuments`); nil parses here only.
-        public var validator: String?
 
-        public init(mainFile: String? = nil, stateDirectory: String? = nil, socketPath: String? = nil, validator: String? = nil) {
+        public init(mainFile: String? = nil, stateDirectory: String? = nil, socketPath: String? = nil) {
             self.mainFile = mainFile
             self.stateDirectory = stateDirectory
             self.socketPath = socketPath
-            self.validator = validator
         }
     }
 
@@ -51,13 +47,12 @@ public enum ConfigurationLoader {
         _ overrides: Overrides, environment: [String: String], unnamedMainFile: String = defaultMainFile
     ) throws(ConfigurationError) -> Configuration {
         let mainFile = overrides.mainFile ?? unnamedMainFile
-        let parser = TOMLDocuments(validator: overrides.validator)
         var root = ConfigTable()
         var mainText = ""
         if overrides.mainFile != nil || FileSystem.exists(mainFile) {
-            let document = try TOMLDocuments.read(mainFile)
+            let document = try ConfigurationDocument.read(mainFile)
+            root = try document.table()
             mainText = document.text
-            root = try parser.parse([document])[0]
         }
         try TableReader(root, file: mainFile, key: nil).rejectUnknown(["daemon", "app"])
         // The command line's paths apply before anything is derived from
@@ -91,10 +86,9 @@ public enum ConfigurationLoader {
             throw ConfigurationError(file: mainFile, key: "daemon.apps-dir", problem: "\(appsDirectory) does not exist")
         }
         let (files, skipped) = try appFiles(appsDirectory)
-        var documents: [TOMLDocuments.Document] = []
-        for file in files { documents.append(try TOMLDocuments.read(file)) }
-        for (document, table) in zip(documents, try parser.parse(documents)) {
-            let file = document.file
+        for file in files {
+            let document = try ConfigurationDocument.read(file)
+            let table = try document.table()
             let stem = String(file.split(separator: "/").last!.dropLast(".toml".count))
             do {
                 apps.append(try app(table, file: file, defaultName: stem, daemon: daemon, environment: environment))

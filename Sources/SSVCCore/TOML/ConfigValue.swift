@@ -1,0 +1,33 @@
+/// A TOML value held in plain Swift: what the configuration loader reads.
+/// Tables keep their members in document order.
+public indirect enum ConfigValue: Sendable, Equatable {
+    case string(String)
+    case int(Int)
+    case double(Double)
+    case bool(Bool)
+    case table(ConfigTable)
+    case array([ConfigValue])
+    /// Dates and times, kept as toml-test's type and the text as written: no key takes one.
+    /// The type is "datetime", "datetime-local", "date-local" or "time-local".
+    case other(type: String, text: String)
+
+    public var string: String? { if case let .string(text) = self { text } else { nil } }
+    public var int: Int? { if case let .int(number) = self { number } else { nil } }
+    public var double: Double? { if case let .double(number) = self { number } else { nil } }
+    public var bool: Bool? { if case let .bool(flag) = self { flag } else { nil } }
+    public var table: ConfigTable? { if case let .table(table) = self { table } else { nil } }
+    public var array: [ConfigValue]? { if case let .array(values) = self { values } else { nil } }
+
+    /// The type's name in errors ("expected a string, found int"), as TOMLKit named them.
+    public var type: String {
+        switch self {
+        case .string: "string"
+        case .int: "int"
+        case .double: "double"
+        case .bool: "bool"
+        case .table: "table"
+        case .array: "array"
+        case let .other(type, _): type == "date-local" ? "date" : type == "time-local" ? "time" : "dateTime"
+        }
+    }
+}
