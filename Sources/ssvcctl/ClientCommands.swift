@@ -53,7 +53,8 @@ func request(
     do {
         return try client.call(method, parameters: app.map { ["app": $0] } ?? [:], more: more)
     } catch {
-        if !silent(error) { StandardError.writeLine("ssvcctl: \(explain(error))") }
+        // The daemon's reasons quote configuration text: escaped, as everything shown.
+        if !silent(error) { StandardError.writeEscapedLine("ssvcctl: \(explain(error))") }
         throw ExitStatus.failure
     }
 }

@@ -10,6 +10,18 @@ struct DaemonLifecycleTests {
         ("[daemon\n", ":1:8: expected ']' to close the header, found a newline"),
     ])
     func badConfiguration(text: String, problem: String) throws {
+        try checkBadConfiguration(text: text, problem: problem)
+    }
+
+    @Test("of several bad extra properties, the same one is named in every process, whatever its hash seed (found by attacking the loader)")
+    func sameBadPropertyEveryTime() throws {
+        let text = "[[app]]\nname = \"a\"\nurl = \"https://x/\"\nversion = \"1\"\n[app.properties]\nzz = \"\"\naa = \"\"\nmm = \"\"\n"
+        for _ in 0..<10 {
+            try checkBadConfiguration(text: text, problem: ": app.properties.aa: extra properties must be named x-…")
+        }
+    }
+
+    func checkBadConfiguration(text: String, problem: String) throws {
         let folder = try TemporaryFolder()
         let path = try folder.file("ssvcd.toml", text)
         for target in ["stderr", "journal"] {

@@ -115,4 +115,17 @@ struct UntrustedTextTests {
         #expect(byApp["proxied"]?["proxy"] as? String == "http://***@127.0.0.1:9")
         #expect(daemon.stop() == 0)
     }
+
+    @Test("a reload refused for a file holding escapes and bidirectional characters: ssvcctl shows them escaped (found by attacking the loader)")
+    func refusedReloadEscaped() throws {
+        let folder = try TemporaryFolder()
+        let daemon = try DaemonProcess(apps: appTable("kept", url: "file://" + (try folder.file("r.json", goodBody))), folder: folder)
+        #expect(daemon.wait { daemon.app("kept")?["lastSuccess"] != nil })
+        _ = try folder.file("apps.d/x.toml", "url = \"file:///x\"\nversion = \"1.0\"\nschedule = \"\\u001b]0;PWNED\\u0007\\u001b[2J\\u202e\"\n")
+        let reload = try Executable.run("ssvcctl", ["--socket", daemon.socketPath, "reload", "--timeout", "10"])
+        #expect(reload.status == 1)
+        #expect(reload.standardError.contains("\\x1b]0;PWNED\\x07\\x1b[2J\\u{202E}"), "\(reload.standardError)")
+        #expect(rawControls(reload.standardError).isEmpty, "\(reload.standardError)")
+        #expect(daemon.stop() == 0)
+    }
 }

@@ -22,7 +22,9 @@ final class TOMLTableBuilder {
     let depth: Int
     private(set) var names: [String] = []
     private(set) var slots: [Slot] = []
-    private var index: [String: Int] = [:]
+    /// By the key's UTF-8 bytes: TOML compares keys by code point, and
+    /// Swift's `String` equality would make "\u{E9}" and "e\u{301}" one key.
+    private var index: [[UInt8]: Int] = [:]
 
     init(origin: Origin, depth: Int) {
         self.origin = origin
@@ -30,13 +32,13 @@ final class TOMLTableBuilder {
     }
 
     subscript(name: String) -> Slot? {
-        guard let position = index[name] else { return nil }
+        guard let position = index[Array(name.utf8)] else { return nil }
         return slots[position]
     }
 
     /// Adds a member; the caller has checked that `name` is new.
     func insert(_ name: String, _ slot: Slot) {
-        index[name] = slots.count
+        index[Array(name.utf8)] = slots.count
         names.append(name)
         slots.append(slot)
     }

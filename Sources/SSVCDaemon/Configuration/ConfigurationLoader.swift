@@ -309,7 +309,7 @@ public enum ConfigurationLoader {
             do { try scheme.validate(key) } catch { throw reader.error("version", error.description) }
         }
         let properties = try reader.stringTable("properties")
-        for key in properties.keys where !key.hasPrefix("x-") {
+        for key in properties.keys.sorted() where !key.hasPrefix("x-") {
             throw reader.error("properties.\(key)", "extra properties must be named x-…")
         }
         let minAge = try reader.integer("min-release-age-days", in: Limits.days)

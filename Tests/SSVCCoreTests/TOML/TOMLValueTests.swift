@@ -76,6 +76,13 @@ struct TOMLValueTests {
         #expect(table.taggedJSON == #"{"z":{"type":"integer","value":"1"},"b":{"y":{"type":"string","value":"x"},"c":{}},"a":{"x":[{"type":"float","value":"1.5"},{"type":"bool","value":"true"}]}}"#)
     }
 
+    @Test("keys are told apart by code point: precomposed and decomposed \u{E9} are two keys, in tables and headers (found by attacking the loader)")
+    func keysByCodePoint() throws {
+        let table = try TOMLParser().parse("\"\u{E9}\" = 1\n\"e\u{301}\" = 2\n[\"\u{C5}\"]\n[\"\u{212B}\"]\n")
+        #expect(table.members.map { Array($0.key.unicodeScalars) } == [["\u{E9}"], ["e", "\u{301}"], ["\u{C5}"], ["\u{212B}"]])
+        #expect(throws: TOMLError.self) { try TOMLParser().parse("\"\u{E9}\" = 1\n\"\\u00e9\" = 2\n") }
+    }
+
     @Test("the writer prints dotted keys and inline values that read back the same")
     func writer() throws {
         let text = "a = 1\n[t]\n\"k y\" = \"q\\\"\\u0001\"\n[[arr]]\nx = nan\n[[arr]]\n[e]\n"
