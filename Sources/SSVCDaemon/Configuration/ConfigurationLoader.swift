@@ -57,7 +57,15 @@ public enum ConfigurationLoader {
         try TableReader(root, file: mainFile, key: nil).rejectUnknown(["daemon", "app"])
         // The command line's paths apply before anything is derived from
         // them (the metrics file's default folder is the socket's).
-        var daemon = try daemonSettings(root, file: mainFile, environment: environment, socketOverride: overrides.socketPath)
+        var daemon: DaemonSettings
+        do {
+            daemon = try daemonSettings(root, file: mainFile, environment: environment, socketOverride: overrides.socketPath)
+        } catch {
+            // Where in the main file: the [daemon] table's line for the key.
+            var located = error
+            if located.line == nil { located.place = KeyLocator.daemonLine(of: error.key, in: mainText).map { "line \($0)" } }
+            throw located
+        }
         if let state = overrides.stateDirectory { daemon.stateDirectory = state }
 
         var apps: [AppConfiguration] = []

@@ -27,6 +27,26 @@ enum KeyLocator {
         return appTable.map { _ in range.lowerBound + 1 }
     }
 
+    /// The 1-based line setting `key` (`daemon.timeout-seconds`) inside the
+    /// `[daemon]` table of `text`, or that table's header line when the key
+    /// is not found there; nil without such a table.
+    static func daemonLine(of key: String?, in text: String) -> Int? {
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { $0.trimmingPrefix { $0 == " " || $0 == "\t" } }
+        guard let start = lines.indices.first(where: { isDaemonHeader(lines[$0]) }) else { return nil }
+        let end = lines.indices.first { $0 > start && lines[$0].hasPrefix("[") } ?? lines.count
+        guard let name = key?.split(separator: ".").dropFirst().first.map({ String($0.prefix { $0 != "[" }) }) else { return start + 1 }
+        for index in start + 1..<end where lines[index].hasPrefix(name) || lines[index].hasPrefix("\"\(name)\"") {
+            let rest = lines[index].dropFirst(lines[index].hasPrefix("\"") ? name.count + 2 : name.count)
+                .trimmingPrefix { $0 == " " || $0 == "\t" }
+            if rest.hasPrefix("=") || rest.hasPrefix(".") { return index + 1 }
+        }
+        return start + 1
+    }
+
+    private static func isDaemonHeader(_ line: Substring) -> Bool {
+        line.filter { $0 != " " && $0 != "\t" }.hasPrefix("[daemon]")
+    }
+
     private static func isAppHeader(_ line: Substring) -> Bool {
         let compact = line.filter { $0 != " " && $0 != "\t" }
         return compact.hasPrefix("[[app]]")
