@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import SSVCPosix
 import Synchronization
 import Testing
 @testable import SSVCDaemon
@@ -107,20 +108,11 @@ struct IdleMemoryReleaserTests {
         return total
     }
 
-    /// A /proc file's lines, read with stdio to its end: a ThreadSanitizer
-    /// process's smaps runs to most of a megabyte, and read with
+    /// A /proc file's lines, read to its end: a ThreadSanitizer process's
+    /// smaps runs to most of a megabyte, and read with
     /// `String(contentsOfFile:)` it showed none of the code mappings.
     private func procLines(_ path: String) throws -> [Substring] {
-        let file = try #require(fopen(path, "r"), "cannot open \(path)")
-        defer { fclose(file) }
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 1 << 16)
-        while true {
-            let count = fread(&buffer, 1, buffer.count, file)
-            if count == 0 { break }
-            bytes += buffer[0..<count]
-        }
-        return String(decoding: bytes, as: UTF8.self).split(separator: "\n")
+        String(decoding: try BoundedReader.read(path: path, limit: 64 << 20), as: UTF8.self).split(separator: "\n")
     }
 
     private func residentFileKiB() throws -> Int {

@@ -49,11 +49,13 @@ struct PeerCredentialsTests {
         // own Python, which any user may run.
         let peerProcess = try ChildProcess([
             "setpriv", "--reuid=65534", "--regid=65534", "--groups=27,100", "/usr/bin/python3", "-c",
-            "import socket, sys, time; s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); time.sleep(10)", path,
+            "import socket, sys, time; s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); time.sleep(70)", path,
         ])
         defer { kill(peerProcess.pid, SIGKILL); peerProcess.wait() }
         let giveUp = Task {
-            try await Task.sleep(for: .seconds(15))
+            // Generous: under ThreadSanitizer, with every suite running at
+            // once, the accept came after 15 s once.
+            try await Task.sleep(for: .seconds(60))
             try? await server.channel.close()
         }
         defer { giveUp.cancel() }
@@ -65,7 +67,7 @@ struct PeerCredentialsTests {
                 break
             }
         }
-        let peer = try #require(seen, "no connection, or no credentials read")
+        let peer = try #require(seen, "no connection, or no credentials read; the peer \(peerProcess.isRunning ? "still runs" : "ended: \(peerProcess.wait())")")
         #expect(peer.uid == 65534 && peer.gid == 65534 && peer.pid == peerProcess.pid)
         #expect(peer.groups.sorted() == [27, 100])
     }

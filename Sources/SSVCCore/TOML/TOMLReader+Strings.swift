@@ -42,24 +42,26 @@ extension TOMLReader {
         }
     }
 
-    /// `"""..."""`: escapes, newlines (CRLF read as LF), a newline right
-    /// after the opening quotes dropped, and a backslash at a line's end
-    /// swallowing the whitespace and newlines that follow.
-    mutating func readMultilineBasicString() throws(TOMLError) -> String {
+    /// `"""..."""` (`quote` `"`: escapes read, and a backslash at a line's
+    /// end swallows the whitespace and newlines that follow) or `'''...'''`
+    /// (`quote` `'`: taken as written). In both, CRLF is read as LF and a
+    /// newline right after the opening quotes is dropped.
+    mutating func readMultilineString(quote: UInt8) throws(TOMLError) -> String {
         let open = position
+        let basic = quote == UInt8(ascii: "\"")
         position += 3
         skipFirstNewline()
         var buffer: [UInt8] = []
         var runStart = position
         while true {
-            position = firstOffset(from: position, of: 0x22, 0x5C, 0x0D, 0x0D)
+            position = basic ? firstOffset(from: position, of: 0x22, 0x5C, 0x0D, 0x0D) : firstOffset(from: position, of: 0x27, 0x0D, 0x0D, 0x0D)
             switch peek {
-            case UInt8(ascii: "\""):
-                if let end = try closingQuotes(UInt8(ascii: "\"")) {
+            case quote:
+                if let end = try closingQuotes(quote) {
                     buffer.append(contentsOf: bytes[runStart..<end])
                     return String(decoding: buffer, as: UTF8.self)
                 }
-            case UInt8(ascii: "\\"):
+            case UInt8(ascii: "\\") where basic:
                 buffer.append(contentsOf: bytes[runStart..<position])
                 var next = position + 1
                 while byte(at: next) == UInt8(ascii: " ") || byte(at: next) == UInt8(ascii: "\t") { next += 1 }
@@ -76,36 +78,8 @@ extension TOMLReader {
                 position += 2
                 runStart = position
             case 0:
-                throw failure("unterminated multi-line string: expected '\"\"\"' to close it", at: open)
-            default:
-                position += 1
-            }
-        }
-    }
-
-    /// `'''...'''`: taken as written but for CRLF read as LF and a newline
-    /// right after the opening quotes dropped.
-    mutating func readMultilineLiteralString() throws(TOMLError) -> String {
-        let open = position
-        position += 3
-        skipFirstNewline()
-        var buffer: [UInt8] = []
-        var runStart = position
-        while true {
-            position = firstOffset(from: position, of: 0x27, 0x0D, 0x0D, 0x0D)
-            switch peek {
-            case UInt8(ascii: "'"):
-                if let end = try closingQuotes(UInt8(ascii: "'")) {
-                    buffer.append(contentsOf: bytes[runStart..<end])
-                    return String(decoding: buffer, as: UTF8.self)
-                }
-            case UInt8(ascii: "\r"):
-                buffer.append(contentsOf: bytes[runStart..<position])
-                buffer.append(UInt8(ascii: "\n"))
-                position += 2
-                runStart = position
-            case 0:
-                throw failure("unterminated multi-line string: expected \"'''\" to close it", at: open)
+                let closing = basic ? "'\"\"\"'" : "\"'''\""
+                throw failure("unterminated multi-line string: expected \(closing) to close it", at: open)
             default:
                 position += 1
             }

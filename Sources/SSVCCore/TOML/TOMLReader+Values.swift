@@ -141,12 +141,12 @@ extension TOMLReader {
         switch peek {
         case UInt8(ascii: "\""):
             if byte(at: position + 1) == UInt8(ascii: "\""), byte(at: position + 2) == UInt8(ascii: "\"") {
-                return .string(try readMultilineBasicString())
+                return .string(try readMultilineString(quote: UInt8(ascii: "\"")))
             }
             return .string(try readBasicString())
         case UInt8(ascii: "'"):
             if byte(at: position + 1) == UInt8(ascii: "'"), byte(at: position + 2) == UInt8(ascii: "'") {
-                return .string(try readMultilineLiteralString())
+                return .string(try readMultilineString(quote: UInt8(ascii: "'")))
             }
             return .string(try readLiteralString())
         case let first where isWordByte(first):

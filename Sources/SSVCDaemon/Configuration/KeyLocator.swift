@@ -7,7 +7,7 @@ enum KeyLocator {
     /// `public-keys[1]`: its first part counts) at the top of `text`, or,
     /// with `appTable`, inside that `[[app]]` table (0 is the first).
     static func line(of key: String?, appTable: Int?, in text: String) -> Int? {
-        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { $0.trimmingPrefix { $0 == " " || $0 == "\t" } }
+        let lines = trimmedLines(text)
         var range = 0..<lines.count
         if let appTable {
             let headers = lines.indices.filter { isAppHeader(lines[$0]) }
@@ -19,11 +19,7 @@ enum KeyLocator {
         guard var name = key?.split(separator: ".").first.map(String.init) else { return range.isEmpty ? nil : range.lowerBound + 1 }
         if name == "app", let next = key?.split(separator: ".").dropFirst().first { name = String(next) }
         if let bracket = name.firstIndex(of: "[") { name = String(name[..<bracket]) }
-        for index in range where lines[index].hasPrefix(name) || lines[index].hasPrefix("\"\(name)\"") {
-            let rest = lines[index].dropFirst(lines[index].hasPrefix("\"") ? name.count + 2 : name.count)
-                .trimmingPrefix { $0 == " " || $0 == "\t" }
-            if rest.hasPrefix("=") || rest.hasPrefix(".") { return index + 1 }
-        }
+        if let found = setting(name, in: lines, range) { return found }
         return appTable.map { _ in range.lowerBound + 1 }
     }
 
@@ -31,16 +27,27 @@ enum KeyLocator {
     /// `[daemon]` table of `text`, or that table's header line when the key
     /// is not found there; nil without such a table.
     static func daemonLine(of key: String?, in text: String) -> Int? {
-        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { $0.trimmingPrefix { $0 == " " || $0 == "\t" } }
+        let lines = trimmedLines(text)
         guard let start = lines.indices.first(where: { isDaemonHeader(lines[$0]) }) else { return nil }
         let end = lines.indices.first { $0 > start && lines[$0].hasPrefix("[") } ?? lines.count
         guard let name = key?.split(separator: ".").dropFirst().first.map({ String($0.prefix { $0 != "[" }) }) else { return start + 1 }
-        for index in start + 1..<end where lines[index].hasPrefix(name) || lines[index].hasPrefix("\"\(name)\"") {
+        return setting(name, in: lines, start + 1..<end) ?? start + 1
+    }
+
+    /// `text`'s lines, without the blanks that begin them.
+    private static func trimmedLines(_ text: String) -> [Substring] {
+        text.split(separator: "\n", omittingEmptySubsequences: false).map { $0.trimmingPrefix { $0 == " " || $0 == "\t" } }
+    }
+
+    /// The 1-based line in `range` that sets `name` (bare or quoted, with
+    /// `=` or as the start of a dotted key); nil when none does.
+    private static func setting(_ name: String, in lines: [Substring], _ range: Range<Int>) -> Int? {
+        for index in range where lines[index].hasPrefix(name) || lines[index].hasPrefix("\"\(name)\"") {
             let rest = lines[index].dropFirst(lines[index].hasPrefix("\"") ? name.count + 2 : name.count)
                 .trimmingPrefix { $0 == " " || $0 == "\t" }
             if rest.hasPrefix("=") || rest.hasPrefix(".") { return index + 1 }
         }
-        return start + 1
+        return nil
     }
 
     private static func isDaemonHeader(_ line: Substring) -> Bool {
