@@ -130,8 +130,10 @@ let package = Package(
             name: "SSVCDaemonTests",
             dependencies: [
                 "SSVCDaemon", "SSVCControl", "SSVCCore", "SSVCPosix",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOTestUtils", package: "swift-nio"),
             ]

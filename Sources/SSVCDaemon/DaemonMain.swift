@@ -86,9 +86,10 @@ public enum DaemonMain {
             if echoesToStandardError(logTarget) { StandardError.writeEscapedLine("ssvcd: \(error)") }
             return 1
         }
+        let runtime = CheckService.Runtime.live
         let loaded: StateStore.Loaded
         do {
-            loaded = try store.load(now: Date())
+            loaded = try store.load(now: runtime.clock.now)
         } catch {
             logger.critical("cannot use the state directory: \(error)", metadata: ["SSVC_ERROR": "\(error)"])
             if echoesToStandardError(logTarget) { StandardError.writeEscapedLine("ssvcd: cannot use the state directory: \(error)") }
@@ -112,7 +113,8 @@ public enum DaemonMain {
         let idleMemory = IdleMemoryReleaser()
         let service = CheckService(
             configuration: configuration, overrides: overrides, environment: environment, state: loaded.state,
-            store: loaded.newerSchema == nil ? store : nil, logger: logger, machineID: machineID(), machine: MachineFactsReader.gather(), idleMemory: idleMemory
+            store: loaded.newerSchema == nil ? store : nil, logger: logger, machineID: machineID(), machine: MachineFactsReader.gather(), idleMemory: idleMemory,
+            runtime: runtime
         )
         let server: ControlServer
         do {

@@ -45,7 +45,7 @@ struct CheckAttempt: Sendable {
         var modified = true
         let options = app.fetchOptions(settings)
         do {
-            switch try await fetcher.fetch(url, etag: storedResponse == nil ? nil : storedETag, options: options) {
+            switch try await fetcher.fetch(url, etag: storedResponse == nil ? nil : storedETag, options: options, now: now) {
             case let .body(bytes, newETag):
                 body = bytes
                 etag = newETag
@@ -108,7 +108,7 @@ struct CheckAttempt: Sendable {
         let bytes: [UInt8]
         var etag: String?
         do {
-            switch try await fetcher.fetch(requirement.url, etag: reusable?.etag, options: options, limit: .signature) {
+            switch try await fetcher.fetch(requirement.url, etag: reusable?.etag, options: options, limit: .signature, now: now) {
             case let .body(fetched, newETag):
                 bytes = fetched
                 etag = newETag

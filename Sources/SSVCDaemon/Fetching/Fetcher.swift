@@ -154,9 +154,10 @@ public final class Fetcher: Sendable {
 
     private static let shutdownQueue = DispatchQueue(label: "io.ssvc.http-shutdown")
 
-    /// `limit`: the most a body may have, `max-response-bytes` unless told.
+    /// `limit`: the most a body may have, `max-response-bytes` unless told;
+    /// `now`: the time a `Retry-After` or a rate limit's reset counts from.
     public func fetch(
-        _ url: String, etag: String?, options: FetchOptions = FetchOptions(), limit: BodyLimit? = nil
+        _ url: String, etag: String?, options: FetchOptions = FetchOptions(), limit: BodyLimit? = nil, now: Date
     ) async throws(FetchError) -> FetchOutcome {
         let limit = limit ?? responseLimit
         if url.lowercased().hasPrefix("file://") { return try readFile(url, limit: limit) }
@@ -215,14 +216,14 @@ public final class Fetcher: Sendable {
                 throw FetchError("proxy \(proxy!) refused the request: HTTP 407 Proxy Authentication Required (check the user and password in its URL)")
             case 403 where rateLimited, 429 where rateLimited:
                 // GitHub's rate limit: its reset time is the Retry-After.
-                let reset = reply.headers.first(name: "X-RateLimit-Reset").flatMap { RetryAfter.rateLimitReset($0, now: Date()) }
-                let retryAfter = reply.headers.first(name: "Retry-After").flatMap { RetryAfter.parse($0, now: Date()) } ?? reset
+                let reset = reply.headers.first(name: "X-RateLimit-Reset").flatMap { RetryAfter.rateLimitReset($0, now: now) }
+                let retryAfter = reply.headers.first(name: "Retry-After").flatMap { RetryAfter.parse($0, now: now) } ?? reset
                 let until = retryAfter.map { " until \(RFC3339.format($0))" } ?? ""
                 throw FetchError(
                     "HTTP \(reply.status.code) \(reply.status.reasonPhrase): rate limit exhausted\(until)\(Self.through(proxy))", retryAfter: retryAfter
                 )
             case 429, 503:
-                let retryAfter = reply.headers.first(name: "Retry-After").flatMap { RetryAfter.parse($0, now: Date()) }
+                let retryAfter = reply.headers.first(name: "Retry-After").flatMap { RetryAfter.parse($0, now: now) }
                 throw FetchError("HTTP \(reply.status.code) \(reply.status.reasonPhrase)\(Self.through(proxy))", retryAfter: retryAfter)
             default:
                 throw FetchError("HTTP \(reply.status.code) \(reply.status.reasonPhrase)\(Self.through(proxy))")

@@ -97,4 +97,10 @@ public struct MessageNotice: Sendable, Equatable {
         self.key = key
         self.description = description
     }
+
+    /// "title: message", or whichever of the two there is: the journal's
+    /// and the hooks' text alike.
+    public var text: String {
+        [description.title, description.message].compactMap { $0 }.joined(separator: ": ")
+    }
 }

@@ -7,13 +7,14 @@ struct CheckJournal: Sendable {
     let logger: Logger
 
     /// The fields every entry about an app's state carries.
-    private func fields(_ app: AppConfiguration, state: AppState, next: NextCheck?) -> Logger.Metadata {
+    private func fields(_ report: AppReport) -> Logger.Metadata {
+        let state = report.state
         var metadata: Logger.Metadata = [
-            "SSVC_APP": "\(app.name)",
-            "SSVC_STATUS": "\((state.decision?.status ?? .unknown).rawValue)",
-            "SSVC_URL": "\(URLText.masked(app.url))",
+            "SSVC_APP": "\(report.app.name)",
+            "SSVC_STATUS": "\(report.status.rawValue)",
+            "SSVC_URL": "\(report.maskedURL)",
             "SSVC_CONSECUTIVE_FAILURES": "\(state.consecutiveFailures)",
-            "SSVC_NEXT_CHECK": "\(next?.at.map(RFC3339.format) ?? next?.reason.rawValue ?? "")",
+            "SSVC_NEXT_CHECK": "\(report.next.at.map(RFC3339.format) ?? report.next.reason.rawValue)",
         ]
         if let current = state.currentVersion { metadata["SSVC_CURRENT_VERSION"] = "\(current)" }
         if let latest = state.decision?.latestVersion { metadata["SSVC_LATEST_VERSION"] = "\(latest)" }
@@ -26,8 +27,9 @@ struct CheckJournal: Sendable {
 
     /// One entry per check: a warning when it failed or an update is
     /// required, a notice for an update, info otherwise.
-    func check(_ app: AppConfiguration, state: AppState, outcome: CheckOutcome, next: NextCheck?) {
-        var metadata = fields(app, state: state, next: next)
+    func check(_ report: AppReport, outcome: CheckOutcome) {
+        let (app, state, next) = (report.app, report.state, report.next)
+        var metadata = fields(report)
         switch outcome {
         case let .failure(whole, _, _, kind):
             // Outside text quoted in an error (a server's, a file's) is held
@@ -35,7 +37,7 @@ struct CheckJournal: Sendable {
             let message = DisplayText.cut(whole)
             metadata["MESSAGE_ID"] = "\((kind == .signature ? MessageID.signatureRejected : .checkFailed).rawValue)"
             metadata["SSVC_ERROR"] = "\(message)"
-            let retry = next?.at.map { "; next try \(RFC3339.format($0))" } ?? ""
+            let retry = next.at.map { "; next try \(RFC3339.format($0))" } ?? ""
             logger.warning("\(app.name): check failed: \(message)\(retry)", metadata: metadata)
         case let .success(_, _, _, _, signature):
             let decision = state.decision ?? Decision()
@@ -64,8 +66,9 @@ struct CheckJournal: Sendable {
 
     /// A phased offer made: the "update available" entry, with the time
     /// the offer was due (`SSVC_PHASED_OFFER_AT`).
-    func offer(_ app: AppConfiguration, state: AppState, offer: PhasedOffer, next: NextCheck?) {
-        var metadata = fields(app, state: state, next: next)
+    func offer(_ report: AppReport, offer: PhasedOffer) {
+        let (app, state) = (report.app, report.state)
+        var metadata = fields(report)
         let decision = state.decision ?? offer.decision
         metadata["MESSAGE_ID"] = "\(MessageID.forCheck(decision.status).rawValue)"
         metadata["SSVC_PHASED_OFFER_AT"] = "\(RFC3339.format(offer.offerAt))"
@@ -78,7 +81,7 @@ struct CheckJournal: Sendable {
 
     /// A Turkcell message due now.
     func notice(_ app: AppConfiguration, _ notice: MessageNotice) {
-        let text = DisplayText.cut([notice.description.title, notice.description.message].compactMap { $0 }.joined(separator: ": "))
+        let text = DisplayText.cut(notice.text)
         var metadata: Logger.Metadata = [
             "MESSAGE_ID": "\(MessageID.notice.rawValue)", "SSVC_APP": "\(app.name)", "SSVC_NOTICE_KEY": "\(notice.key)",
         ]

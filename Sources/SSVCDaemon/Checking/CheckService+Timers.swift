@@ -1,0 +1,99 @@
+import FoundationEssentials
+import SSVCCore
+
+/// Plans and wake-ups: each app's timer is set for its `Wake`, the planned
+/// check or the pending phased offer, whichever comes first.
+extension CheckService {
+    func planner(for app: AppConfiguration) -> SchedulePlanner {
+        SchedulePlanner(
+            schedule: app.schedule, phase: SchedulePlanner.phase(machineID: machineID, app: app.name),
+            policy: configuration.daemon.policy
+        )
+    }
+
+    func rollout(for app: AppConfiguration) -> PhasedRollout.Settings {
+        PhasedRollout.Settings(
+            app: app.name, window: app.phasedRolloutSeconds.map { TimeInterval($0) },
+            pinnedPosition: configuration.daemon.rolloutPosition, machine: appSpecificID
+        )
+    }
+
+    /// Plans the app's next check and sets its timer.
+    func arm(_ name: String, atStart: Bool) {
+        guard !stopping, let app = app(named: name) else {
+            timers.removeValue(forKey: name)?.cancel()
+            return
+        }
+        plans[name] = planner(for: app).plan(
+            now: runtime.clock.now, history: state.apps[name]?.history ?? CheckHistory(), atStart: atStart, jitter: runtime.jitter()
+        )
+        statusChanged()
+        armTimer(name)
+    }
+
+    /// Sets the app's timer (replacing any other) for its next wake-up.
+    func armTimer(_ name: String) {
+        timers.removeValue(forKey: name)?.cancel()
+        guard !stopping, let plan = plans[name], let wake = Wake.next(check: plan, offer: state.apps[name]?.pending) else { return }
+        let generation = (generations[name] ?? 0) + 1
+        generations[name] = generation
+        timers[name] = runtime.clock.schedule(at: wake.at, leeway: .milliseconds(500)) { [weak self] in
+            await self?.wake(name, for: wake.reason, generation: generation)
+        }
+    }
+
+    /// The app's timer fired: for an offer, the offer is made (and the
+    /// check too when it falls at the same instant); for a check, the check.
+    private func wake(_ name: String, for reason: Wake.Reason, generation: Int) async {
+        guard !stopping, generations[name] == generation else { return }
+        timers.removeValue(forKey: name)?.cancel()
+        switch reason {
+        case .offer:
+            makeOffer(name)
+            if let at = plans[name]?.at, at <= runtime.clock.now {
+                await runCheck(name, manual: false)
+            } else {
+                armTimer(name)
+            }
+        case .check:
+            await runCheck(name, manual: false)
+        }
+    }
+
+    // MARK: Phased offers
+
+    /// Makes `name`'s pending offer if its time has come: the status flips
+    /// with no fetch, and is reported as a check's result is.
+    private func makeOffer(_ name: String) {
+        let now = runtime.clock.now
+        guard let app = app(named: name), let before = state.apps[name], let offer = before.pending,
+              let after = before.offering(at: now) else { return }
+        state.apps[name] = after
+        record(app, before: before, change: .offer(offer), at: now)
+    }
+
+    /// Settles every pending offer under the configuration in force (at
+    /// start and after a reload: the window or the pin may have changed).
+    /// An offer whose time has now come is made and reported.
+    func settleOffers() {
+        let now = runtime.clock.now
+        for app in configuration.apps {
+            guard let before = state.apps[app.name], let offer = before.pending else { continue }
+            let after = before.resettled(rollout(for: app), now: now)
+            guard after != before else { continue }
+            state.apps[app.name] = after
+            armTimer(app.name)
+            if after.pending == nil {
+                // Made now, or at its time if that passed while ssvcd was stopped.
+                var made = offer
+                made.offerAt = min(offer.offerAt, now)
+                record(app, before: before, change: .offer(made), at: now)
+            } else {
+                // Through the batched writer: a reload that moves a thousand
+                // offers writes the files once.
+                statusChanged()
+                writer.changed()
+            }
+        }
+    }
+}

@@ -1,0 +1,118 @@
+import FoundationEssentials
+import Logging
+import SSVCControl
+import SSVCCore
+import SSVCSystemd
+
+/// The one way a change leaves the daemon, whether a check, an offer or a
+/// reload made it: the journal, the hooks, Watch events and systemd's
+/// STATUS=, each derived from the app's `AppReport`. (The state and
+/// metrics files are `StateWriter`'s.) It belongs to the check service's
+/// actor and runs on it.
+final class Reporter {
+    /// What changed an app's state.
+    enum Change {
+        case check(CheckOutcome, notices: [MessageNotice])
+        /// A phased offer's time came: the decision it held is now in force.
+        case offer(PhasedOffer)
+    }
+
+    private let journal: CheckJournal
+    private let logger: Logger
+    private let environment: [String: String]
+    /// `hooks-dir`'s runner; nil without one.
+    private var hooks: HookRunner?
+    private var watchers: [Int: (app: String?, continuation: AsyncStream<ControlEvent>.Continuation)] = [:]
+    private var nextWatcher = 0
+    /// Where STATUS= goes: systemd's notify socket, or a test's list.
+    private let notify: @Sendable (String) -> Void
+
+    init(logger: Logger, environment: [String: String], hooksDirectory: String?, notify: @escaping @Sendable (String) -> Void) {
+        self.logger = logger
+        self.environment = environment
+        self.notify = notify
+        journal = CheckJournal(logger: logger)
+        setHooks(hooksDirectory)
+    }
+
+    /// After a reload: a new `hooks-dir` gets a new runner.
+    func setHooks(_ directory: String?) {
+        hooks = directory.map { HookRunner(directory: $0, environment: environment, logger: logger) }
+    }
+
+    /// Reports one app's change: `before` is its state before it, `report`
+    /// the app as it is now; `summary` the STATUS= line after it.
+    func report(_ report: AppReport, before: AppState, change: Change, at time: Date, summary: String) {
+        var notices: [MessageNotice] = []
+        let kind: ControlEvent.Kind
+        switch change {
+        case let .check(outcome, checkNotices):
+            notices = checkNotices
+            kind = .check
+            journal.check(report, outcome: outcome)
+            for notice in notices { journal.notice(report.app, notice) }
+        case let .offer(offer):
+            kind = .offer
+            journal.offer(report, offer: offer)
+        }
+        runHooks(report, before: before, notices: notices)
+        if !watchers.isEmpty {
+            let appStatus = report.appStatus
+            publish(ControlEvent(kind: kind, at: RFC3339.format(time), app: appStatus, message: nil))
+            for notice in notices {
+                publish(ControlEvent(kind: .notice, at: RFC3339.format(time), app: appStatus, message: notice.description))
+            }
+        }
+        status(summary)
+    }
+
+    /// A reload put a configuration in force.
+    func reloaded(apps: Int, at time: Date, summary: String) {
+        logger.info("configuration reloaded: \(apps) apps")
+        publish(ControlEvent(kind: .reload, at: RFC3339.format(time), app: nil, message: nil))
+        status(summary)
+    }
+
+    /// systemd's STATUS=.
+    func status(_ summary: String) {
+        notify("STATUS=\(summary)")
+    }
+
+    /// Tells the hooks about a changed status and each notice shown.
+    private func runHooks(_ report: AppReport, before: AppState, notices: [MessageNotice]) {
+        guard let hooks else { return }
+        let previous = before.decision?.status ?? .unknown
+        if previous != report.status { hooks.run(report.hookEvent(.statusChanged, previous: previous)) }
+        for notice in notices {
+            hooks.run(report.hookEvent(.notice, previous: previous, message: notice.text))
+        }
+    }
+
+    // MARK: Watch
+
+    /// A stream of events for one app or all; it ends at `finishWatchers`.
+    /// A watcher that does not keep up loses the oldest events, never the
+    /// daemon's time. `unwatch` is called, off the actor, when it ends.
+    func watch(_ name: String?, unwatch: @escaping @Sendable (Int) -> Void) -> AsyncStream<ControlEvent> {
+        let (stream, continuation) = AsyncStream.makeStream(of: ControlEvent.self, bufferingPolicy: .bufferingNewest(64))
+        let id = nextWatcher
+        nextWatcher += 1
+        watchers[id] = (name, continuation)
+        continuation.onTermination = { _ in unwatch(id) }
+        return stream
+    }
+
+    func unwatch(_ id: Int) {
+        watchers[id] = nil
+    }
+
+    func finishWatchers() {
+        for watcher in watchers.values { watcher.continuation.finish() }
+    }
+
+    private func publish(_ event: ControlEvent) {
+        for watcher in watchers.values where watcher.app == nil || watcher.app == event.app?.name || event.kind == .reload {
+            watcher.continuation.yield(event)
+        }
+    }
+}

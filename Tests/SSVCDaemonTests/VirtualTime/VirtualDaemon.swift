@@ -1,0 +1,155 @@
+import Foundation
+import Logging
+import SSVCControl
+import SSVCCore
+@testable import SSVCDaemon
+import Synchronization
+
+/// Journal entries and notifications, recorded for a test to read.
+final class Record: Sendable {
+    struct Entry: Sendable {
+        let level: Logger.Level
+        let message: String
+        let metadata: [String: String]
+    }
+
+    private let contents = Mutex<(entries: [Entry], notifications: [String])>(([], []))
+
+    var entries: [Entry] { contents.withLock { $0.entries } }
+    var messages: [String] { entries.map(\.message) }
+    var notifications: [String] { contents.withLock { $0.notifications } }
+
+    func add(_ entry: Entry) { contents.withLock { $0.entries.append(entry) } }
+    func notify(_ text: String) { contents.withLock { $0.notifications.append(text) } }
+
+    /// How many entries say `text` somewhere in their message.
+    func count(_ text: String) -> Int { messages.filter { $0.contains(text) }.count }
+}
+
+/// A log handler that writes into a `Record`.
+struct RecordingLogHandler: LogHandler {
+    let record: Record
+    var logLevel: Logger.Level = .debug
+    var metadata: Logger.Metadata = [:]
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        let fields = (metadata.merging(event.metadata ?? [:]) { $1 }).mapValues { "\($0)" }
+        record.add(Record.Entry(level: event.level, message: "\(event.message)", metadata: fields))
+    }
+}
+
+/// The check service in process, on a manual clock: its configuration read
+/// from a file like ssvcd's, its state in a folder of its own, its journal
+/// and notifications recorded. Nothing runs unless the test moves the clock.
+final class VirtualDaemon {
+    /// 2027-01-15T08:00:00Z.
+    static let epoch = Date(timeIntervalSince1970: 1_800_000_000)
+    /// `m1`: the machine id whose phase for app `a` is pinned elsewhere (0.7487185978630412).
+    static let machineID = "m1"
+
+    let clock: ManualClock
+    let folder: URL
+    let configPath: String
+    let record = Record()
+    let jitter: Double
+    private(set) var service: CheckService
+
+    var stateDirectory: String { folder.appendingPathComponent("state").path }
+    var statePath: String { stateDirectory + "/state.json" }
+
+    /// `daemon`: extra `[daemon]` lines (the windows default to 600 and 3600 s
+    /// as shipped, `min-interval-seconds` to 0); `apps`: whole `[[app]]` tables.
+    init(daemon: String = "", apps: String, state: DaemonState = DaemonState(), jitter: Double = 1, clock: ManualClock? = nil) throws {
+        self.clock = clock ?? ManualClock(now: Self.epoch)
+        self.jitter = jitter
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("ssvc-virtual-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder.appendingPathComponent("apps.d"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: folder.appendingPathComponent("state").path, withIntermediateDirectories: true)
+        configPath = folder.appendingPathComponent("ssvcd.toml").path
+        let minimum = daemon.contains("min-interval-seconds") ? "" : "min-interval-seconds = 0\n"
+        try """
+            [daemon]
+            state-dir = "state"
+            socket = "control.sock"
+            apps-dir = "apps.d"
+            \(minimum)\(daemon)
+
+            \(apps)
+            """.write(toFile: configPath, atomically: true, encoding: .utf8)
+        service = try Self.makeService(configPath: configPath, state: state, clock: self.clock, record: record, jitter: jitter)
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(at: folder)
+    }
+
+    private static func makeService(configPath: String, state: DaemonState, clock: ManualClock, record: Record, jitter: Double) throws -> CheckService {
+        let overrides = ConfigurationLoader.Overrides(mainFile: configPath)
+        let configuration = try ConfigurationLoader.load(overrides, environment: [:])
+        let runtime = CheckService.Runtime(clock: clock, jitter: { jitter }, notify: { record.notify($0) })
+        return CheckService(
+            configuration: configuration, overrides: overrides, environment: [:], state: state,
+            store: StateStore(directory: configuration.daemon.stateDirectory), logger: Logger(label: "test") { _ in RecordingLogHandler(record: record) },
+            machineID: machineID, machine: MachineFacts(), runtime: runtime
+        )
+    }
+
+    func start() async {
+        await service.start()
+    }
+
+    func stop() async {
+        await service.stop()
+    }
+
+    /// Stops, then starts a new service on the state file the old one left.
+    func restart() async throws {
+        await service.stop()
+        let loaded = try StateStore(directory: stateDirectory).load(now: clock.now)
+        service = try Self.makeService(configPath: configPath, state: loaded.state, clock: clock, record: record, jitter: jitter)
+        await service.start()
+    }
+
+    /// Replaces the configuration file's text `old` with `new`.
+    func edit(_ old: String, _ new: String) throws {
+        let text = try String(contentsOfFile: configPath, encoding: .utf8)
+        precondition(text.contains(old), "\(old) is not in the configuration")
+        try text.replacingOccurrences(of: old, with: new).write(toFile: configPath, atomically: true, encoding: .utf8)
+    }
+
+    func status(_ app: String) async -> AppStatusView? {
+        await service.status(of: app)?.first.map(AppStatusView.init)
+    }
+
+    /// The state file as written, nil when there is none.
+    var stateFile: DaemonState? {
+        guard FileManager.default.fileExists(atPath: statePath) else { return nil }
+        return try? StateStore(directory: stateDirectory).load(now: clock.now).state
+    }
+}
+
+/// An app's status with its times as dates.
+struct AppStatusView {
+    let status: String
+    let nextCheck: Date?
+    let nextCheckReason: String
+    let pendingVersion: String?
+    let offerAt: Date?
+    let latestVersion: String?
+    let consecutiveFailures: Int
+
+    init(_ status: AppStatus) {
+        self.status = status.status.rawValue
+        nextCheck = status.nextCheck.flatMap(RFC3339.parse)
+        nextCheckReason = status.nextCheckReason.rawValue
+        pendingVersion = status.pendingVersion
+        offerAt = status.offerAt.flatMap(RFC3339.parse)
+        latestVersion = status.latestVersion
+        consecutiveFailures = status.consecutiveFailures
+    }
+}

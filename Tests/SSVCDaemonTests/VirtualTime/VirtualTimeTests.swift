@@ -1,0 +1,333 @@
+import Foundation
+import SSVCCore
+@testable import SSVCDaemon
+import Testing
+
+/// The check service in process on a `ManualClock`: schedules, retries,
+/// offers, reloads and writes, each over hours or days of virtual time in
+/// milliseconds of wall time, against a real HTTP server on loopback.
+@Suite("the check service in virtual time", .timeLimit(.minutes(1)))
+struct VirtualTimeTests {
+    static let epoch = VirtualDaemon.epoch
+    /// App `a`'s phase on machine `m1`, computed outside ssvc (FNV-1a 64,
+    /// SplitMix64's finalizer, the top 53 bits).
+    static let phaseOfA = 0.7487185978630412
+
+    static func app(_ name: String, _ server: LoopbackHTTPServer, schedule: String = "daily", extra: String = "") -> String {
+        """
+        [[app]]
+        name = "\(name)"
+        url = "\(server.url("/" + name))"
+        schedule = "\(schedule)"
+        version = "1.0"
+        \(extra)
+
+        """
+    }
+
+    static func body(_ latest: String) -> LoopbackHTTPServer.Reply {
+        LoopbackHTTPServer.Reply(body: #"{"SSVCLatestVersionKey":"\#(latest)"}"#)
+    }
+
+    /// The times `app` was fetched at, as seconds after the epoch.
+    static func fetches(_ server: LoopbackHTTPServer, _ app: String) -> [Double] {
+        server.requests.filter { $0.path.hasPrefix("/\(app)?") || $0.path == "/\(app)" }.map { $0.at.timeIntervalSince(epoch) }
+    }
+
+    @Test("first checks are spread over the first-check window: each app once, at start + phase × window")
+    func firstChecksSpread() async throws {
+        let clock = ManualClock(now: Self.epoch)
+        let server = try await LoopbackHTTPServer(clock: clock) { _ in Self.body("1.0") }
+        let names = ["a"] + (1...19).map { "app\($0)" }
+        let daemon = try VirtualDaemon(apps: names.map { Self.app($0, server) }.joined(), clock: clock)
+        await daemon.start()
+        await clock.advance(by: 0)
+        #expect(server.requests.isEmpty, "nothing is fetched at start")
+        await clock.advance(by: 600)
+        let times = names.map { Self.fetches(server, $0) }
+        #expect(times.allSatisfy { $0.count == 1 }, "\(times)")
+        let first = times.compactMap(\.first)
+        #expect(abs(first[0] - Self.phaseOfA * 600) < 1e-6, "a at \(first[0])")
+        #expect(first.allSatisfy { $0 > 0 && $0 <= 600 }, "\(first)")
+        #expect(Set(first).count == first.count, "no two together")
+        await daemon.stop()
+        await server.shutdown()
+    }
+
+    @Test("a daily app a period overdue at start catches up at start + phase × catch-up window")
+    func catchUp() async throws {
+        let clock = ManualClock(now: Self.epoch)
+        let server = try await LoopbackHTTPServer(clock: clock) { _ in Self.body("1.0") }
+        var old = AppState()
+        old.lastCheck = Self.epoch.addingTimeInterval(-2 * 86_400)
+        old.lastSuccess = old.lastCheck
+        old.lastFetch = old.lastCheck
+        let daemon = try VirtualDaemon(apps: Self.app("a", server), state: DaemonState(apps: ["a": old]), clock: clock)
+        await daemon.start()
+        #expect(await daemon.status("a")?.nextCheckReason == "catch-up")
+        await clock.advance(by: 3_600)
+        let times = Self.fetches(server, "a")
+        #expect(times.count == 1 && abs(times[0] - Self.phaseOfA * 3_600) < 1e-6, "\(times)")
+        await daemon.stop()
+        await server.shutdown()
+    }
+
+    @Test("after a success, a daily app is checked at the same time of day, its phase, day after day")
+    func schedulePhase() async throws {
+        let clock = ManualClock(now: Self.epoch)
+        let server = try await LoopbackHTTPServer(clock: clock) { _ in Self.body("1.0") }
+        let daemon = try VirtualDaemon(daemon: "first-check-window-seconds = 0", apps: Self.app("a", server), clock: clock)
+        await daemon.start()
+        await clock.advance(by: 4 * 86_400)
+        let times = Self.fetches(server, "a")
+        // The first check at start (08:00), then one a day at 86,400 × phase
+        // past midnight UTC (17:58:09), the first at least half a day on.
+        #expect(times.count == 4, "\(times)")
+        #expect(times.first == 0)
+        let timeOfDay = Self.phaseOfA * 86_400
+        let startOfDay = Self.epoch.timeIntervalSince1970.truncatingRemainder(dividingBy: 86_400)
+        for (index, time) in times.dropFirst().enumerated() {
+            let expected = Double(index + 1) * 86_400 - startOfDay + timeOfDay
+            #expect(abs(time - expected) < 1e-3, "check \(index + 1) at \(time), expected \(expected)")
+        }
+        await daemon.stop()
+        await server.shutdown()
+    }
+
+    @Test("a failing server is retried after 1, 2, 4 … minutes (with the jitter at 1), capped at an hour; a success ends the retries")
+    func retryBackoff() async throws {
+        let clock = ManualClock(now: Self.epoch)
+        let server = try await LoopbackHTTPServer(clock: clock) { _ in LoopbackHTTPServer.Reply(status: 500) }
+        let daemon = try VirtualDaemon(daemon: "first-check-window-seconds = 0", apps: Self.app("a", server), clock: clock)
+        await daemon.start()
+        await clock.advance(by: 60 + 120 + 240 + 480 + 960 + 1_920 + 3_600 + 3_600)
+        let times = Self.fetches(server, "a")
+        let gaps = zip(times.dropFirst(), times).map { $0 - $1 }
+        #expect(gaps == [60, 120, 240, 480, 960, 1_920, 3_600, 3_600], "\(times)")
+        #expect(await daemon.status("a")?.consecutiveFailures == 9)
+        #expect(daemon.record.count("a: check failed: HTTP 500") == 9)
+        server.answer { _ in Self.body("2.0") }
+        await clock.advance(by: 3_600)
+        let after = await daemon.status("a")
+        #expect(after?.consecutiveFailures == 0 && after?.status == "update-available" && after?.nextCheckReason == "schedule", "\(String(describing: after))")
+        await daemon.stop()
+        await server.shutdown()
+    }
+
+    @Test("the jitter shortens each retry: at 0, half the delay")
+    func retryJitter() async throws {
+        let clock = ManualClock(now: Self.epoch)
+        let server = try await LoopbackHTTPServer(clock: clock) { _ in LoopbackHTTPServer.Reply(status: 500) }
+        let daemon = try VirtualDaemon(daemon: "first-check-window-seconds = 0", apps: Self.app("a", server), jitter: 0, clock: clock)
+        await daemon.start()
+        await clock.advance(by: 30 + 60 + 120)
+        #expect(Self.fetches(server, "a") == [0, 30, 90, 210])
+        await daemon.stop()
+        await server.shutdown()
+    }
+
+    @Test("a Retry-After of two hours holds the next try back, and is kept across a restart")
+    func retryAfterPersisted() async throws {
+        let clock = ManualClock(now: Self.epoch)
+        let server = try await LoopbackHTTPServer(clock: clock) { _ in
+            LoopbackHTTPServer.Reply(status: 503, headers: [("Retry-After", "7200")])
+        }
+        let daemon = try VirtualDaemon(daemon: "first-check-window-seconds = 0", apps: Self.app("a", server), clock: clock)
+        await daemon.start()
+        await clock.advance(by: 1)
+        let status = await daemon.status("a")
+        #expect(status?.nextCheckReason == "retry-after")
+        #expect(status?.nextCheck == Self.epoch.addingTimeInterval(7_200))
+        #expect(daemon.stateFile?.apps["a"]?.retryNotBefore == Self.epoch.addingTimeInterval(7_200), "in the state file")
+        await clock.advance(by: 3_600)
+        try await daemon.restart()
+        #expect(await daemon.status("a")?.nextCheck == Self.epoch.addingTimeInterval(7_200), "kept across the restart")
+        server.answer { _ in Self.body("1.0") }
+        await clock.advance(to: Self.epoch.addingTimeInterval(7_199))
+        #expect(Self.fetches(server, "a") == [0], "nothing before the server's time")
+        await clock.advance(by: 1)
+        #expect(Self.fetches(server, "a") == [0, 7_200])
+        await daemon.stop()
+        await server.shutdown()
+    }
+
+    @Test("within min-interval-seconds of the last fetch, Check answers from the stored result without a request")
+    func minimumInterval() async throws {
+        let clock = ManualClock(now: Self.epoch)
+        let server = try await LoopbackHTTPServer(clock: clock) { _ in Self.body("1.0") }
+        let daemon = try VirtualDaemon(daemon: "first-check-window-seconds = 0\nmin-interval-seconds = 300", apps: Self.app("a", server), clock: clock)
+        await daemon.start()
+        await clock.advance(by: 0)
+        #expect(Self.fetches(server, "a") == [0])
+        _ = await daemon.service.checkNow("a")
+        await clock.advance(by: 299)
+        _ = await daemon.service.checkNow("a")
+        #expect(Self.fetches(server, "a") == [0], "inside the interval")
+        await clock.advance(by: 1)
+        let answered = await daemon.service.checkNow("a")
+        #expect(answered?.first?.status == .upToDate)
+        #expect(Self.fetches(server, "a") == [0, 300])
+        await daemon.stop()
+        await server.shutdown()
+    }
+
+    @Test("a reload keeps the plans of apps whose settings did not change, and plans anew the changed")
+    func reloadKeepsPlans() async throws {
+        let clock = ManualClock(now: Self.epoch)
+        let server = try await LoopbackHTTPServer(clock: clock) { _ in Self.body("1.0") }
+        let daemon = try VirtualDaemon(apps: Self.app("a", server) + Self.app("b", server, extra: "query = { x = \"1\" }"), clock: clock)
+        await daemon.start()
+        let before = await daemon.status("b")?.nextCheck
+        await clock.advance(by: 100)
+        try daemon.edit("x = \"1\"", "x = \"2\"")
+        try await daemon.service.reload()
+        let after = await daemon.status("b")?.nextCheck
+        #expect(after != nil && after != before, "b planned anew from the reload: \(String(describing: before)) → \(String(describing: after))")
+        await clock.advance(by: 600)
+        let a = Self.fetches(server, "a")
+        #expect(a.count == 1 && abs(a[0] - Self.phaseOfA * 600) < 1e-6, "a kept its first-check time: \(a)")
+        let b = Self.fetches(server, "b")
+        #expect(b.count == 1 && b[0] > 100 && b[0] <= 700, "\(b)")
+        await daemon.stop()
+        await server.shutdown()
+    }
+
+    @Test("reloads called together all run, one at a time, each in force in turn")
+    func serializedReloads() async throws {
+        let clock = ManualClock(now: Self.epoch)
+        let server = try await LoopbackHTTPServer(clock: clock) { _ in Self.body("1.0") }
+        let daemon = try VirtualDaemon(apps: Self.app("a", server), clock: clock)
+        await daemon.start()
+        let service = daemon.service
+        try daemon.edit("version = \"1.0\"", "version = \"1.1\"")
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<10 { group.addTask { try await service.reload() } }
+            try await group.waitForAll()
+        }
+        #expect(daemon.record.count("configuration reloaded: 1 apps") == 10)
+        await daemon.stop()
+        await server.shutdown()
+    }
+
+    @Test("a phased offer flips at its offerAt by the timer, with one fetch in all")
+    func phasedOfferFlips() async throws {
+        let clock = ManualClock(now: Self.epoch)
+        let server = try await LoopbackHTTPServer(clock: clock) { _ in Self.body("2.0") }
+        let daemon = try VirtualDaemon(
+            daemon: "first-check-window-seconds = 0\nrollout-position = 0.5", apps: Self.app("a", server, extra: "phased-rollout-seconds = 7200"), clock: clock
+        )
+        await daemon.start()
+        await clock.advance(by: 0)
+        let pending = await daemon.status("a")
+        #expect(pending?.status == "up-to-date" && pending?.pendingVersion == "2.0", "\(String(describing: pending))")
+        #expect(pending?.offerAt == Self.epoch.addingTimeInterval(3_600))
+        await clock.advance(by: 3_599)
+        #expect(await daemon.status("a")?.pendingVersion == "2.0", "not before its time")
+        await clock.advance(by: 1)
+        let offered = await daemon.status("a")
+        #expect(offered?.status == "update-available" && offered?.pendingVersion == nil, "\(String(describing: offered))")
+        #expect(Self.fetches(server, "a") == [0], "one fetch in all")
+        let entry = daemon.record.entries.first { $0.message.contains("(phased rollout: offered here from 2027-01-15T09:00:00Z)") }
+        #expect(entry?.metadata["SSVC_PHASED_OFFER_AT"] == "2027-01-15T09:00:00Z", "\(daemon.record.messages)")
+        #expect(daemon.record.notifications.last == "STATUS=1 apps: 1 update-available", "\(daemon.record.notifications)")
+        await clock.advance(by: 1)
+        #expect(daemon.stateFile?.apps["a"]?.pending == nil, "the state file follows within a second")
+        await daemon.stop()
+        await server.shutdown()
+    }
+
+    @Test("changes are written within a second, all at once: one batch for three checks")
+    func writeBatching() async throws {
+        let clock = ManualClock(now: Self.epoch)
+        let server = try await LoopbackHTTPServer(clock: clock) { _ in Self.body("1.0") }
+        let daemon = try VirtualDaemon(daemon: "first-check-window-seconds = 0", apps: ["a", "b", "c"].map { Self.app($0, server) }.joined(), clock: clock)
+        await daemon.start()
+        await clock.advance(by: 0)
+        #expect(server.requests.count == 3)
+        #expect(daemon.stateFile == nil, "not written at once")
+        #expect(clock.deadlines.filter { $0 == Self.epoch.addingTimeInterval(StateWriter.writeDelay) }.count == 1, "one batch: \(clock.deadlines)")
+        await clock.advance(by: 0.999)
+        #expect(daemon.stateFile == nil)
+        await clock.advance(by: 0.001)
+        #expect(daemon.stateFile?.apps.keys.sorted() == ["a", "b", "c"])
+        await daemon.stop()
+        await server.shutdown()
+    }
+
+    @Test("a state file that cannot be written is said once, tried again after 15, 30, 60 s, and its recovery said once")
+    func failedWriteRetried() async throws {
+        let clock = ManualClock(now: Self.epoch)
+        let server = try await LoopbackHTTPServer(clock: clock) { _ in Self.body("1.0") }
+        let daemon = try VirtualDaemon(daemon: "first-check-window-seconds = 0", apps: Self.app("a", server), clock: clock)
+        // A folder where the file goes: every rename onto it fails, even for root.
+        try FileManager.default.createDirectory(atPath: daemon.statePath, withIntermediateDirectories: false)
+        await daemon.start()
+        await clock.advance(by: 1)
+        let failure = "cannot save the state, keeping it in memory"
+        #expect(daemon.record.count(failure) == 1)
+        var retries: [Double] = []
+        for _ in 0..<3 {
+            let next = try #require(clock.deadlines.first { $0 < Self.epoch.addingTimeInterval(3_600) })
+            retries.append(next.timeIntervalSince(Self.epoch))
+            await clock.advance(to: next)
+        }
+        #expect(retries == [16, 46, 106], "15, 30, 60 s apart")
+        _ = await daemon.service.checkNow("a")
+        #expect(daemon.record.count(failure) == 1, "said once: \(daemon.record.messages)")
+        try FileManager.default.removeItem(atPath: daemon.statePath)
+        await clock.advance(by: 120)
+        #expect(daemon.record.count("state written again to") == 1)
+        #expect(daemon.stateFile?.apps["a"]?.lastSuccess == Self.epoch.addingTimeInterval(106), "the Check at 106 s")
+        #expect(clock.deadlines.allSatisfy { $0 > Self.epoch.addingTimeInterval(3_600) }, "no retry left: \(clock.deadlines)")
+        await daemon.stop()
+        await server.shutdown()
+    }
+}
+
+@Suite("Turnstile")
+struct TurnstileTests {
+    /// One actor for the turnstile and its record, as in the service.
+    actor Gate {
+        let turnstile: Turnstile
+        var arrived: [Int] = []
+        var entered: [Int] = []
+        var inside = 0
+        var most = 0
+
+        init(capacity: Int) {
+            turnstile = Turnstile(capacity: capacity)
+        }
+
+        func pass(_ number: Int) async {
+            arrived.append(number)
+            await turnstile.enter()
+            entered.append(number)
+            inside += 1
+            most = max(most, inside)
+            for _ in 0..<3 { await Task.yield() }
+            inside -= 1
+            turnstile.leave()
+        }
+
+        var empty: Bool { turnstile.inside == 0 && turnstile.waitingCount == 0 }
+    }
+
+    @Test("at most its capacity inside, the rest let in in the order they came", arguments: [1, 2, 8])
+    func fifo(capacity: Int) async {
+        let gate = Gate(capacity: capacity)
+        await withTaskGroup(of: Void.self) { group in
+            for number in 0..<200 { group.addTask { await gate.pass(number) } }
+        }
+        #expect(await gate.most == capacity, "filled, never past")
+        // Let in in arrival order; with room for more than one, those let in
+        // together may start in another order on a test's executor (the
+        // daemon's, the main queue, runs them in order).
+        let (arrived, entered) = (await gate.arrived, await gate.entered)
+        for (index, number) in entered.enumerated() {
+            let arrival = arrived.firstIndex(of: number) ?? -1000
+            #expect(capacity == 1 ? arrival == index : abs(arrival - index) < capacity, "\(number) arrived \(arrival)th, entered \(index)th")
+        }
+        #expect(await gate.entered.count == 200)
+        #expect(await gate.empty)
+    }
+}
