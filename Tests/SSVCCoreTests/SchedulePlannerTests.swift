@@ -48,15 +48,27 @@ struct PhasePointTests {
 
     @Test("the phase is stable per machine and app, and spread over [0, 1)")
     func phases() {
-        // FNV-1a 64 of "m1\0a" is 0xbfac05a3ba8e8d10; its top 53 bits over
-        // 2^53, computed independently in Python.
-        #expect(SchedulePlanner.phase(machineID: "m1", app: "a") == 0.7487185978630412)
+        // FNV-1a 64 of "m1\0a" mixed by SplitMix64's finalizer is
+        // 0x4f9400ea602076ed; its top 53 bits over 2^53, computed
+        // independently in Python.
+        #expect(SchedulePlanner.phase(machineID: "m1", app: "a") == 0.31085210535104735)
         #expect(SchedulePlanner.phase(machineID: "m1", app: "a") != SchedulePlanner.phase(machineID: "m2", app: "a"))
         let phases = (0..<10_000).map { SchedulePlanner.phase(machineID: "machine-\($0)", app: "app") }
         #expect(phases.allSatisfy { $0 >= 0 && $0 < 1 })
         var buckets = [Int](repeating: 0, count: 10)
         for phase in phases { buckets[Int(phase * 10)] += 1 }
         #expect(buckets.allSatisfy { (850...1_150).contains($0) }, "\(buckets)")
+    }
+
+    @Test("the apps of one machine are spread too, names that differ in their last character included")
+    func phasesOfOneMachine() {
+        let phases = (0..<10_000).map { SchedulePlanner.phase(machineID: "m1", app: "app\($0)") }
+        var buckets = [Int](repeating: 0, count: 10)
+        for phase in phases { buckets[Int(phase * 10)] += 1 }
+        #expect(buckets.allSatisfy { (850...1_150).contains($0) }, "\(buckets)")
+        // app1…app9: nine instants, no two within a thousandth of the period.
+        let nine = (1...9).map { SchedulePlanner.phase(machineID: "m1", app: "app\($0)") }.sorted()
+        #expect(zip(nine.dropFirst(), nine).allSatisfy { $0 - $1 > 0.001 }, "\(nine)")
     }
 }
 

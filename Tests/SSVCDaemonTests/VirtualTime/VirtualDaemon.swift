@@ -49,7 +49,7 @@ struct RecordingLogHandler: LogHandler {
 final class VirtualDaemon {
     /// 2027-01-15T08:00:00Z.
     static let epoch = Date(timeIntervalSince1970: 1_800_000_000)
-    /// `m1`: the machine id whose phase for app `a` is pinned elsewhere (0.7487185978630412).
+    /// `m1`: the machine id whose phase for app `a` is pinned elsewhere (0.31085210535104735).
     static let machineID = "m1"
 
     let clock: ManualClock
