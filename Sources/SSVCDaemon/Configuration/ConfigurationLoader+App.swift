@@ -1,0 +1,237 @@
+import FoundationEssentials
+import SSVCCore
+import SSVCPosix
+
+/// An app: an `[[app]]` table of the main file, or a file of the apps directory.
+extension ConfigurationLoader {
+    /// The app keys; ssvcd.toml(5) describes each (a test holds it to that).
+    static let appKeys = [
+        "name", "url", "format", "schedule", "version", "version-file", "version-command", "version-number",
+        "version-scheme", "app-id", "language", "country", "properties", "query", "min-release-age-days",
+        "proxy", "bearer-token-file", "bearer-token-credential", "headers", "client-certificate", "client-key",
+        "client-key-credential", "public-keys", "signature-url", "max-signature-age-days", "phased-rollout-seconds",
+        "version-package", "include-prereleases", "tag-prefix", "tag-pattern", "version-pointer", "date-pointer",
+        "minimum-version-pointer", "url-pointer",
+    ]
+
+    /// Headers an app may not set: the request's framing, its target, and
+    /// the credentials, which have keys of their own.
+    static let reservedHeaders: Set<String> = ["authorization", "proxy-authorization", "host", "content-length", "transfer-encoding", "connection"]
+
+    static func app(
+        _ table: ConfigTable, file: String, defaultName: String?, daemon: DaemonSettings, environment: [String: String]
+    ) throws(ConfigurationError) -> AppConfiguration {
+        let reader = TableReader(table, file: file, key: defaultName == nil ? "app" : nil)
+        try rejectMisplaced(reader, appFile: defaultName != nil)
+        try reader.rejectUnknown(appKeys)
+        guard let name = try reader.string("name") ?? defaultName else {
+            throw reader.error("name", "missing")
+        }
+        guard !name.isEmpty, name.utf8.allSatisfy({ isNameByte($0) }) else {
+            throw reader.error("name", "'\(name)' may hold only letters, digits, '.', '_' and '-'")
+        }
+        guard let url = try reader.string("url") else { throw reader.error("url", "missing") }
+        if let problem = urlProblem(url) { throw reader.error("url", "'\(URLText.masked(url))': \(problem)") }
+        let format = try reader.choice("format", ResponseFormat.self) ?? .ssvc
+        let sources = [
+            try reader.string("version").map(VersionSource.fixed),
+            try reader.path("version-file").map(VersionSource.file),
+            try reader.stringArray("version-command").map(VersionSource.command),
+            try reader.string("version-package").map { VersionSource.package($0, database: DpkgDatabase.statusPath(environment: environment)) },
+        ].compactMap { $0 }
+        guard sources.count == 1 else {
+            throw reader.error("version", sources.isEmpty
+                ? "missing: set one of version, version-file, version-command, version-package"
+                : "set only one of version, version-file, version-command, version-package")
+        }
+        if case let .package(name, _) = sources[0], !isPackageName(name) {
+            throw reader.error("version-package", "'\(name)' is not a Debian package name (lower-case letters, digits, '+', '-', '.', and an optional ':architecture')")
+        }
+        if case let .command(argv) = sources[0], argv.isEmpty || argv[0].isEmpty {
+            throw reader.error("version-command", "needs at least the program")
+        }
+        let packaged = if case .package = sources[0] { true } else { false }
+        let scheme = try reader.choice("version-scheme", VersionScheme.self) ?? (packaged ? .debian : format.defaultVersionScheme)
+        if case let .fixed(key) = sources[0] {
+            if let problem = DisplayText.versionProblem(key) { throw reader.error("version", "not a version string: \(problem)") }
+            do { try scheme.validate(key) } catch { throw reader.error("version", error.description) }
+        }
+        let properties = try reader.stringTable("properties")
+        for key in properties.keys.sorted() where !key.hasPrefix("x-") {
+            throw reader.error("properties.\(key)", "extra properties must be named x-…")
+        }
+        let minAge = try reader.integer("min-release-age-days", in: Limits.days)
+        if minAge != nil && format != .itunes {
+            throw reader.error("min-release-age-days", "applies to format itunes only")
+        }
+        let tokenFile = try reader.path("bearer-token-file")
+        let tokenCredential = try reader.string("bearer-token-credential")
+        if tokenFile != nil && tokenCredential != nil {
+            throw reader.error("bearer-token-file", "set only one of bearer-token-file, bearer-token-credential")
+        }
+        let token = tokenFile.map(SecretSource.file) ?? tokenCredential.map(SecretSource.credential)
+        if token != nil {
+            guard url.hasPrefix("https://") || (url.hasPrefix("http://") && FetchTarget.isLoopback(url)) else {
+                throw reader.error(
+                    tokenFile != nil ? "bearer-token-file" : "bearer-token-credential",
+                    "a token goes only to an https URL or a loopback address, not '\(URLText.masked(url))'"
+                )
+            }
+        }
+        var headers: [RequestHeader] = []
+        for (header, value) in try reader.stringTable("headers").sorted(by: { $0.key < $1.key }) {
+            guard !header.isEmpty, header.utf8.allSatisfy(isTokenByte) else {
+                throw reader.error("headers.\(header)", "not a header name")
+            }
+            guard !reservedHeaders.contains(header.lowercased()) else {
+                throw reader.error("headers.\(header)", "may not be set here (use bearer-token-file or bearer-token-credential for credentials)")
+            }
+            guard value.utf8.allSatisfy({ $0 == 0x09 || ($0 >= 0x20 && $0 != 0x7F) }) else {
+                throw reader.error("headers.\(header)", "the value holds a control character")
+            }
+            headers.append(RequestHeader(name: header, value: value))
+        }
+        return AppConfiguration(
+            name: name, url: url, format: format,
+            schedule: try reader.choice("schedule", Schedule.self) ?? .daily,
+            version: sources[0],
+            versionNumber: try reader.integer("version-number", in: 0...Int.max).map(UInt64.init),
+            versionScheme: scheme,
+            appID: try reader.string("app-id") ?? name,
+            language: try reader.string("language"),
+            country: try reader.string("country"),
+            properties: properties,
+            query: try reader.stringTable("query").sorted { $0.key < $1.key }.map { QueryParameter(name: $0.key, value: $0.value) },
+            minReleaseAgeDays: minAge.map(UInt.init),
+            proxy: try proxySetting(reader, "proxy"),
+            bearerToken: token,
+            headers: headers,
+            clientIdentity: try clientIdentity(reader, environment: environment),
+            signature: try signatureRequirement(reader, url: url),
+            phasedRolloutSeconds: try reader.integer("phased-rollout-seconds", in: Limits.rolloutSeconds),
+            formatSettings: try formatSettings(reader, format: format),
+            source: file
+        )
+    }
+
+    /// Keys that are known, but not here: an `[[app]]` or `[daemon]` table
+    /// pasted into an app file, a `[daemon]` key among an app's. Each gets
+    /// an error saying where it belongs, not just "unknown key".
+    static func rejectMisplaced(_ reader: TableReader, appFile: Bool) throws(ConfigurationError) {
+        if appFile, reader.table["app"] != nil {
+            throw reader.error("app", "an app file holds the app keys at top level, without [[app]] (its name defaults to the file's name)")
+        }
+        if appFile, reader.table["daemon"] != nil {
+            throw reader.error("daemon", "[daemon] belongs in the main file (ssvcd.toml), not in an app file")
+        }
+        for key in daemonKeys where reader.table[key] != nil && !appKeys.contains(key) {
+            throw reader.error(key, "is a [daemon] key: set it in [daemon] of the main file, for every app")
+        }
+    }
+
+    /// Debian policy's package names, with an optional `:architecture`.
+    static func isPackageName(_ text: String) -> Bool {
+        let parts = text.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
+        let name = Array(parts[0].utf8)
+        func lowerOrDigit(_ byte: UInt8) -> Bool { (0x61...0x7A).contains(byte) || (0x30...0x39).contains(byte) }
+        guard name.count >= 2, lowerOrDigit(name[0]), name.allSatisfy({ lowerOrDigit($0) || $0 == 0x2B || $0 == 0x2D || $0 == 0x2E }) else { return false }
+        return parts.count == 1 || (!parts[1].isEmpty && parts[1].utf8.allSatisfy { lowerOrDigit($0) || $0 == 0x2D })
+    }
+
+    /// The keys of formats `github` and `json`, refused on any other format.
+    static func formatSettings(_ reader: TableReader, format: ResponseFormat) throws(ConfigurationError) -> FormatSettings {
+        let githubKeys = ["include-prereleases", "tag-prefix", "tag-pattern"]
+        let jsonKeys = ["version-pointer", "date-pointer", "minimum-version-pointer", "url-pointer"]
+        for (keys, owner) in [(githubKeys, ResponseFormat.github), (jsonKeys, .json)] where format != owner {
+            for key in keys where reader.table[key] != nil {
+                throw reader.error(key, "applies to format \(owner.rawValue) only")
+            }
+        }
+        var settings = FormatSettings()
+        if format == .github {
+            settings.github.includePrereleases = try reader.bool("include-prereleases") ?? false
+            settings.github.tagPrefix = try reader.string("tag-prefix") ?? "v"
+            if let pattern = try reader.string("tag-pattern") {
+                let compiled: LinearPattern
+                do {
+                    compiled = try LinearPattern(pattern)
+                } catch {
+                    throw reader.error("tag-pattern", "'\(pattern)' is not a pattern ssvc matches (a regular expression without backtracking): \(error)")
+                }
+                guard compiled.captureCount >= 1 else { throw reader.error("tag-pattern", "'\(pattern)' needs a capture group for the version") }
+                settings.github.tagPattern = pattern
+            }
+        }
+        if format == .json {
+            func pointer(_ key: String) throws(ConfigurationError) -> JSONPointer? {
+                guard let text = try reader.string(key) else { return nil }
+                do {
+                    return try JSONPointer(parsing: text)
+                } catch {
+                    throw reader.error(key, error.description)
+                }
+            }
+            guard let version = try pointer("version-pointer") else {
+                throw reader.error("version-pointer", "missing: format json needs it (such as \"/info/version\")")
+            }
+            settings.pointers = PointerDocument.Settings(
+                version: version, date: try pointer("date-pointer"), minimumVersion: try pointer("minimum-version-pointer"),
+                url: try pointer("url-pointer")
+            )
+        }
+        return settings
+    }
+
+    /// `public-keys`, `signature-url` and `max-signature-age-days`: nil
+    /// when the app's documents need no signature.
+    private static func signatureRequirement(_ reader: TableReader, url: String) throws(ConfigurationError) -> SignatureRequirement? {
+        let texts = try reader.stringArray("public-keys")
+        let signatureURL = try reader.string("signature-url")
+        let maxAge = try reader.integer("max-signature-age-days", in: 1...Limits.days.upperBound)
+        guard let texts else {
+            if signatureURL != nil { throw reader.error("signature-url", "needs public-keys, the keys its signatures are checked with") }
+            if maxAge != nil { throw reader.error("max-signature-age-days", "needs public-keys, the keys its signatures are checked with") }
+            return nil
+        }
+        guard !texts.isEmpty else { throw reader.error("public-keys", "empty: list at least one key, or leave public-keys out") }
+        var keys: [Minisign.PublicKey] = []
+        for (index, text) in texts.enumerated() {
+            let key: Minisign.PublicKey
+            do { key = try Minisign.PublicKey(parsing: text) } catch { throw reader.error("public-keys[\(index)]", error.description) }
+            guard !keys.contains(where: { $0.keyID == key.keyID }) else {
+                throw reader.error("public-keys[\(index)]", "a second key with id \(key.keyID)")
+            }
+            keys.append(key)
+        }
+        if let signatureURL, let problem = urlProblem(signatureURL) {
+            throw reader.error("signature-url", "'\(URLText.masked(signatureURL))': \(problem)")
+        }
+        return SignatureRequirement(publicKeys: keys, url: signatureURL ?? SignatureRequirement.defaultURL(for: url), maxAgeDays: maxAge)
+    }
+
+    /// Why `url` cannot be fetched: not https, http or file, not a whole
+    /// URL (no host, a port past 65535), or holding a space or a control
+    /// character, which a URL carries percent-encoded; nil when it can.
+    static func urlProblem(_ url: String) -> String? {
+        if url.unicodeScalars.contains(where: { $0 == " " || DisplayText.isControl($0) }) {
+            return "holds a space or a control character; write it percent-encoded (%20)"
+        }
+        let lowered = url.lowercased()
+        if lowered.hasPrefix("file://") {
+            return url.count > "file://".count && URL(string: url)?.path.isEmpty == false ? nil : "not a file URL with a path"
+        }
+        guard lowered.hasPrefix("https://") || lowered.hasPrefix("http://") else { return "not an https, http or file URL" }
+        return FetchTarget.problem(with: url)
+    }
+
+    /// RFC 9110's token characters, of which header names are made.
+    private static func isTokenByte(_ byte: UInt8) -> Bool {
+        isNameByte(byte) || "!#$%&'*+^`|~".utf8.contains(byte)
+    }
+
+    private static func isNameByte(_ byte: UInt8) -> Bool {
+        (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
+            || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
+            || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")
+    }
+}
