@@ -46,17 +46,16 @@ enum ConfigurationFuzzing {
     /// their ranges, one app per name, names a journal field can carry.
     static func check(_ configuration: Configuration) {
         let daemon = configuration.daemon
-        typealias Limits = ConfigurationLoader.Limits
-        precondition(Limits.idleTimeoutSeconds.contains(daemon.idleTimeoutSeconds), "idle-timeout out of range")
-        precondition(Limits.timeoutSeconds.contains(daemon.timeoutSeconds), "timeout out of range")
-        precondition(Limits.maxResponseBytes.contains(daemon.maxResponseBytes), "max-response-bytes out of range")
-        if let position = daemon.rolloutPosition { precondition(Limits.rolloutPosition.contains(position), "rollout-position out of range") }
+        precondition(ConfigurationLimits.idleTimeoutSeconds.contains(daemon.idleTimeoutSeconds), "idle-timeout out of range")
+        precondition(ConfigurationLimits.timeoutSeconds.contains(daemon.timeoutSeconds), "timeout out of range")
+        precondition(ConfigurationLimits.maxResponseBytes.contains(daemon.maxResponseBytes), "max-response-bytes out of range")
+        if let position = daemon.rolloutPosition { precondition(ConfigurationLimits.rolloutPosition.contains(position), "rollout-position out of range") }
         var names: Set<String> = []
         for app in configuration.apps {
             precondition(names.insert(app.name).inserted, "two apps named \(app.name)")
             precondition(!app.name.isEmpty && app.name.unicodeScalars.allSatisfy { $0.isASCII && !DisplayText.isControl($0) }, "app name \(app.name)")
             precondition(!app.url.unicodeScalars.contains { DisplayText.isControl($0) }, "a control character in the URL of \(app.name)")
-            if let seconds = app.phasedRolloutSeconds { precondition(Limits.rolloutSeconds.contains(seconds), "phased-rollout-seconds out of range") }
+            if let seconds = app.phasedRolloutSeconds { precondition(ConfigurationLimits.rolloutSeconds.contains(seconds), "phased-rollout-seconds out of range") }
         }
     }
 

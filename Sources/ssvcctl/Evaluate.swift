@@ -33,7 +33,7 @@ struct Evaluate: ParsableCommand {
     var versionPackage: String?
 
     @Option(help: ArgumentHelp("The running version number (default: packed from the key where it fits).", valueName: "n"))
-    var versionNumber: UInt64?
+    var versionNumber: Int?
 
     @Option(help: ArgumentHelp(
         "Version scheme: \(VersionScheme.allCases.map(\.rawValue).joined(separator: ", ")) (default: nsnumeric for itunes, else dotted).",
@@ -44,7 +44,7 @@ struct Evaluate: ParsableCommand {
     var appId: String?
 
     @Option(help: ArgumentHelp("itunes: offer a version only this many days after its release.", valueName: "days"))
-    var minReleaseAgeDays: UInt?
+    var minReleaseAgeDays: Int?
 
     @Flag(help: "github: consider prereleases too.")
     var includePrereleases = false
@@ -124,45 +124,43 @@ struct Evaluate: ParsableCommand {
             } catch {
                 throw ValidationError("--version: \(error)")
             }
-        case (nil, _?): break
+        case let (nil, name?):
+            try refuse("version-package", AppKeyRules.versionPackageProblem(name))
         }
-        if format != .github {
-            for (set, name) in [(includePrereleases, "--include-prereleases"), (tagPrefix != nil, "--tag-prefix"), (tagPattern != nil, "--tag-pattern")] where set {
-                throw ValidationError("\(name) applies to --format github only")
-            }
+        // Options named after app keys keep the app keys' rules: the
+        // loader's message follows the name.
+        let given = [
+            "include-prereleases": includePrereleases, "tag-prefix": tagPrefix != nil, "tag-pattern": tagPattern != nil,
+            "version-pointer": versionPointer != nil, "date-pointer": datePointer != nil,
+            "minimum-version-pointer": minimumVersionPointer != nil, "url-pointer": urlPointer != nil,
+            "min-release-age-days": minReleaseAgeDays != nil,
+        ]
+        for (key, _) in AppKeyRules.formatKeys where given[key] == true {
+            try refuse(key, AppKeyRules.formatProblem(key: key, format: format))
         }
-        if let tagPattern {
-            do {
-                _ = try LinearPattern(tagPattern)
-            } catch {
-                throw ValidationError("--tag-pattern '\(tagPattern)' is not a pattern ssvc matches (a regular expression without backtracking): \(error)")
-            }
+        if let tagPattern { try refuse("tag-pattern", AppKeyRules.tagPatternProblem(tagPattern)) }
+        let pointers = [("version-pointer", versionPointer), ("date-pointer", datePointer),
+                        ("minimum-version-pointer", minimumVersionPointer), ("url-pointer", urlPointer)]
+        for case let (key, text?) in pointers {
+            do { _ = try JSONPointer(parsing: text) } catch { try refuse(key, error.description) }
         }
-        let pointers = [("--version-pointer", versionPointer), ("--date-pointer", datePointer),
-                        ("--minimum-version-pointer", minimumVersionPointer), ("--url-pointer", urlPointer)]
-        for case let (name, text?) in pointers {
-            guard format == .json else { throw ValidationError("\(name) applies to --format json only") }
-            do { _ = try JSONPointer(parsing: text) } catch { throw ValidationError("\(name): \(error)") }
-        }
-        if format == .json && versionPointer == nil {
-            throw ValidationError("--version-pointer is needed for --format json, such as /info/version")
-        }
+        try refuse("version-pointer", AppKeyRules.versionPointerProblem(given: versionPointer != nil, format: format))
+        try refuse("app-id", AppKeyRules.appIDProblem(appId, format: format))
+        if let url { try refuse("url", AppKeyRules.urlProblem(url)) }
+        let numbers = [
+            ("version-number", versionNumber, ConfigurationLimits.versionNumber),
+            ("min-release-age-days", minReleaseAgeDays, ConfigurationLimits.releaseAgeDays),
+            ("phased-rollout-seconds", phasedRolloutSeconds, ConfigurationLimits.rolloutSeconds),
+            ("max-response-bytes", maxResponseBytes, ConfigurationLimits.maxResponseBytes),
+        ]
+        for case let (key, number?, range) in numbers { try refuse(key, ConfigurationLimits.problem(number, in: range)) }
+        if let rolloutPosition { try refuse("rollout-position", ConfigurationLimits.problem(rolloutPosition, in: ConfigurationLimits.rolloutPosition)) }
         for item in property where Self.keyAndValue(item) == nil {
             throw ValidationError("--property '\(item)': expected KEY=VALUE (the value may be empty)")
-        }
-        if let url, !["https://", "http://", "file://"].contains(where: { url.hasPrefix($0) }) {
-            throw ValidationError("--url '\(url)': expected an https, http or file URL")
         }
         if let now, RFC3339.parse(now) == nil {
             throw ValidationError("--now '\(now)': expected an RFC 3339 time such as 2026-01-02T03:04:05Z")
         }
-        if let phasedRolloutSeconds, !(0...31_622_400).contains(phasedRolloutSeconds) {
-            throw ValidationError("--phased-rollout-seconds must be from 0 to 31622400, found \(phasedRolloutSeconds)")
-        }
-        if let rolloutPosition, !(rolloutPosition.isFinite && (0...1).contains(rolloutPosition)) {
-            throw ValidationError("--rollout-position must be from 0 to 1, found \(rolloutPosition)")
-        }
-        guard maxResponseBytes > 0 else { throw ValidationError("--max-response-bytes must be positive") }
         let keys = !publicKey.isEmpty || !publicKeyFile.isEmpty
         if keys != (signature != nil) {
             throw ValidationError(keys
@@ -171,11 +169,14 @@ struct Evaluate: ParsableCommand {
         }
         if let maxSignatureAgeDays {
             guard keys else { throw ValidationError("--max-signature-age-days needs --public-key and --signature") }
-            guard maxSignatureAgeDays > 0 else { throw ValidationError("--max-signature-age-days must be at least 1") }
+            try refuse("max-signature-age-days", ConfigurationLimits.problem(maxSignatureAgeDays, in: ConfigurationLimits.signatureAgeDays))
         }
-        if format == .turkcell && (appId ?? "").isEmpty {
-            throw ValidationError("--app-id is needed for --format turkcell: the document's packageName must match it")
-        }
+    }
+
+    /// A usage error naming the option of app key `key`, when there is a
+    /// problem: `--key: problem`, the words the loader puts after `key`.
+    private func refuse(_ key: String, _ problem: String?) throws {
+        if let problem { throw ValidationError("--\(key): \(problem)") }
     }
 
     func run() throws {
@@ -276,13 +277,13 @@ struct Evaluate: ParsableCommand {
             properties[key] = value
         }
         return EvaluationContext(
-            running: RunningVersion(key: key, configuredNumber: versionNumber, scheme: scheme),
+            running: RunningVersion(key: key, configuredNumber: versionNumber.map(UInt64.init), scheme: scheme),
             appID: appId ?? "",
             locale: locale,
             machine: MachineFactsReader.gather(),
             properties: properties,
             now: now.flatMap(RFC3339.parse) ?? Date(),
-            minimumReleaseAgeDays: minReleaseAgeDays, formatSettings: formatSettings
+            minimumReleaseAgeDays: minReleaseAgeDays.map(UInt.init), formatSettings: formatSettings
         )
     }
 

@@ -70,7 +70,7 @@ struct EvaluateCommandTests {
         )
         #expect(required.status == 11)
         let bad = try evaluate(document, ["--rollout-position", "1.5"])
-        #expect(bad.status == 64 && bad.standardError.contains("--rollout-position must be from 0 to 1, found 1.5"), "\(bad.standardError)")
+        #expect(bad.status == 64 && bad.standardError.contains("--rollout-position: must be from 0 to 1, found 1.5"), "\(bad.standardError)")
     }
 
     @Test("up to date and ahead exit 0, available 10, required 11", arguments: [

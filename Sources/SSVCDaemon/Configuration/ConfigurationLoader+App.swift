@@ -1,4 +1,3 @@
-import FoundationEssentials
 import SSVCCore
 import SSVCPosix
 
@@ -31,7 +30,7 @@ extension ConfigurationLoader {
             throw reader.error("name", "'\(name)' may hold only letters, digits, '.', '_' and '-'")
         }
         guard let url = try reader.string("url") else { throw reader.error("url", "missing") }
-        if let problem = urlProblem(url) { throw reader.error("url", "'\(URLText.masked(url))': \(problem)") }
+        if let problem = AppKeyRules.urlProblem(url) { throw reader.error("url", problem) }
         let format = try reader.choice("format", ResponseFormat.self) ?? .ssvc
         let sources = [
             try reader.string("version").map(VersionSource.fixed),
@@ -44,8 +43,8 @@ extension ConfigurationLoader {
                 ? "missing: set one of version, version-file, version-command, version-package"
                 : "set only one of version, version-file, version-command, version-package")
         }
-        if case let .package(name, _) = sources[0], !isPackageName(name) {
-            throw reader.error("version-package", "'\(name)' is not a Debian package name (lower-case letters, digits, '+', '-', '.', and an optional ':architecture')")
+        if case let .package(name, _) = sources[0], let problem = AppKeyRules.versionPackageProblem(name) {
+            throw reader.error("version-package", problem)
         }
         if case let .command(argv) = sources[0], argv.isEmpty || argv[0].isEmpty {
             throw reader.error("version-command", "needs at least the program")
@@ -60,9 +59,9 @@ extension ConfigurationLoader {
         for key in properties.keys.sorted() where !key.hasPrefix("x-") {
             throw reader.error("properties.\(key)", "extra properties must be named x-…")
         }
-        let minAge = try reader.integer("min-release-age-days", in: Limits.days)
-        if minAge != nil && format != .itunes {
-            throw reader.error("min-release-age-days", "applies to format itunes only")
+        let minAge = try reader.integer("min-release-age-days", in: ConfigurationLimits.releaseAgeDays)
+        if minAge != nil, let problem = AppKeyRules.formatProblem(key: "min-release-age-days", format: format) {
+            throw reader.error("min-release-age-days", problem)
         }
         let tokenFile = try reader.path("bearer-token-file")
         let tokenCredential = try reader.string("bearer-token-credential")
@@ -91,13 +90,17 @@ extension ConfigurationLoader {
             }
             headers.append(RequestHeader(name: header, value: value))
         }
+        let schedule = try reader.choice("schedule", Schedule.self) ?? .daily
+        let versionNumber = try reader.integer("version-number", in: ConfigurationLimits.versionNumber).map(UInt64.init)
+        let appID = try reader.string("app-id") ?? name
+        if let problem = AppKeyRules.appIDProblem(appID, format: format) { throw reader.error("app-id", problem) }
         return AppConfiguration(
             name: name, url: url, format: format,
-            schedule: try reader.choice("schedule", Schedule.self) ?? .daily,
+            schedule: schedule,
             version: sources[0],
-            versionNumber: try reader.integer("version-number", in: 0...Int.max).map(UInt64.init),
+            versionNumber: versionNumber,
             versionScheme: scheme,
-            appID: try reader.string("app-id") ?? name,
+            appID: appID,
             language: try reader.string("language"),
             country: try reader.string("country"),
             properties: properties,
@@ -108,7 +111,7 @@ extension ConfigurationLoader {
             headers: headers,
             clientIdentity: try clientIdentity(reader, environment: environment),
             signature: try signatureRequirement(reader, url: url),
-            phasedRolloutSeconds: try reader.integer("phased-rollout-seconds", in: Limits.rolloutSeconds),
+            phasedRolloutSeconds: try reader.integer("phased-rollout-seconds", in: ConfigurationLimits.rolloutSeconds),
             formatSettings: try formatSettings(reader, format: format),
             source: file
         )
@@ -129,36 +132,18 @@ extension ConfigurationLoader {
         }
     }
 
-    /// Debian policy's package names, with an optional `:architecture`.
-    static func isPackageName(_ text: String) -> Bool {
-        let parts = text.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
-        let name = Array(parts[0].utf8)
-        func lowerOrDigit(_ byte: UInt8) -> Bool { (0x61...0x7A).contains(byte) || (0x30...0x39).contains(byte) }
-        guard name.count >= 2, lowerOrDigit(name[0]), name.allSatisfy({ lowerOrDigit($0) || $0 == 0x2B || $0 == 0x2D || $0 == 0x2E }) else { return false }
-        return parts.count == 1 || (!parts[1].isEmpty && parts[1].utf8.allSatisfy { lowerOrDigit($0) || $0 == 0x2D })
-    }
-
-    /// The keys of formats `github` and `json`, refused on any other format.
+    /// `github`'s and `json`'s settings; a format's own keys
+    /// (`AppKeyRules.formatKeys`) are refused on any other format.
     static func formatSettings(_ reader: TableReader, format: ResponseFormat) throws(ConfigurationError) -> FormatSettings {
-        let githubKeys = ["include-prereleases", "tag-prefix", "tag-pattern"]
-        let jsonKeys = ["version-pointer", "date-pointer", "minimum-version-pointer", "url-pointer"]
-        for (keys, owner) in [(githubKeys, ResponseFormat.github), (jsonKeys, .json)] where format != owner {
-            for key in keys where reader.table[key] != nil {
-                throw reader.error(key, "applies to format \(owner.rawValue) only")
-            }
+        for (key, _) in AppKeyRules.formatKeys where reader.table[key] != nil {
+            if let problem = AppKeyRules.formatProblem(key: key, format: format) { throw reader.error(key, problem) }
         }
         var settings = FormatSettings()
         if format == .github {
             settings.github.includePrereleases = try reader.bool("include-prereleases") ?? false
             settings.github.tagPrefix = try reader.string("tag-prefix") ?? "v"
             if let pattern = try reader.string("tag-pattern") {
-                let compiled: LinearPattern
-                do {
-                    compiled = try LinearPattern(pattern)
-                } catch {
-                    throw reader.error("tag-pattern", "'\(pattern)' is not a pattern ssvc matches (a regular expression without backtracking): \(error)")
-                }
-                guard compiled.captureCount >= 1 else { throw reader.error("tag-pattern", "'\(pattern)' needs a capture group for the version") }
+                if let problem = AppKeyRules.tagPatternProblem(pattern) { throw reader.error("tag-pattern", problem) }
                 settings.github.tagPattern = pattern
             }
         }
@@ -171,13 +156,16 @@ extension ConfigurationLoader {
                     throw reader.error(key, error.description)
                 }
             }
-            guard let version = try pointer("version-pointer") else {
-                throw reader.error("version-pointer", "missing: format json needs it (such as \"/info/version\")")
+            let version = try pointer("version-pointer")
+            if let problem = AppKeyRules.versionPointerProblem(given: version != nil, format: format) {
+                throw reader.error("version-pointer", problem)
             }
-            settings.pointers = PointerDocument.Settings(
-                version: version, date: try pointer("date-pointer"), minimumVersion: try pointer("minimum-version-pointer"),
-                url: try pointer("url-pointer")
-            )
+            if let version {
+                settings.pointers = PointerDocument.Settings(
+                    version: version, date: try pointer("date-pointer"), minimumVersion: try pointer("minimum-version-pointer"),
+                    url: try pointer("url-pointer")
+                )
+            }
         }
         return settings
     }
@@ -187,7 +175,7 @@ extension ConfigurationLoader {
     private static func signatureRequirement(_ reader: TableReader, url: String) throws(ConfigurationError) -> SignatureRequirement? {
         let texts = try reader.stringArray("public-keys")
         let signatureURL = try reader.string("signature-url")
-        let maxAge = try reader.integer("max-signature-age-days", in: 1...Limits.days.upperBound)
+        let maxAge = try reader.integer("max-signature-age-days", in: ConfigurationLimits.signatureAgeDays)
         guard let texts else {
             if signatureURL != nil { throw reader.error("signature-url", "needs public-keys, the keys its signatures are checked with") }
             if maxAge != nil { throw reader.error("max-signature-age-days", "needs public-keys, the keys its signatures are checked with") }
@@ -203,25 +191,10 @@ extension ConfigurationLoader {
             }
             keys.append(key)
         }
-        if let signatureURL, let problem = urlProblem(signatureURL) {
-            throw reader.error("signature-url", "'\(URLText.masked(signatureURL))': \(problem)")
+        if let signatureURL, let problem = AppKeyRules.urlProblem(signatureURL) {
+            throw reader.error("signature-url", problem)
         }
         return SignatureRequirement(publicKeys: keys, url: signatureURL ?? SignatureRequirement.defaultURL(for: url), maxAgeDays: maxAge)
-    }
-
-    /// Why `url` cannot be fetched: not https, http or file, not a whole
-    /// URL (no host, a port past 65535), or holding a space or a control
-    /// character, which a URL carries percent-encoded; nil when it can.
-    static func urlProblem(_ url: String) -> String? {
-        if url.unicodeScalars.contains(where: { $0 == " " || DisplayText.isControl($0) }) {
-            return "holds a space or a control character; write it percent-encoded (%20)"
-        }
-        let lowered = url.lowercased()
-        if lowered.hasPrefix("file://") {
-            return url.count > "file://".count && URL(string: url)?.path.isEmpty == false ? nil : "not a file URL with a path"
-        }
-        guard lowered.hasPrefix("https://") || lowered.hasPrefix("http://") else { return "not an https, http or file URL" }
-        return FetchTarget.problem(with: url)
     }
 
     /// RFC 9110's token characters, of which header names are made.

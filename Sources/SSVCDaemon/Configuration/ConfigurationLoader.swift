@@ -7,22 +7,6 @@ import SSVCPosix
 public enum ConfigurationLoader {
     public static let defaultMainFile = "/etc/ssvc/ssvcd.toml"
 
-    /// The range of each number a file may set (ssvcd.toml(5) and the
-    /// README list them): outside it a file is refused, never a number
-    /// carried into arithmetic that would overflow.
-    public enum Limits {
-        public static let idleTimeoutSeconds = 1...86_400
-        public static let timeoutSeconds = 0.001...3_600.0
-        public static let maxResponseBytes = 1...(64 << 20)
-        /// The spreading windows and min-interval-seconds: up to 31 days.
-        public static let windowSeconds = 0...2_678_400
-        /// min-release-age-days and max-signature-age-days: up to 100 years.
-        public static let days = 0...36_500
-        /// phased-rollout-seconds: up to 366 days.
-        public static let rolloutSeconds = 0...Int(PhasedRollout.maximumWindowSeconds)
-        /// rollout-position: a fraction of the window.
-        public static let rolloutPosition = 0.0...1.0
-    }
     public static let defaultAppsDirectory = "/etc/ssvc/apps.d"
 
     /// What the command line says.

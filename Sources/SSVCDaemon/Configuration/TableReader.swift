@@ -61,7 +61,7 @@ struct TableReader {
     func integer(_ member: String, in range: ClosedRange<Int>) throws(ConfigurationError) -> Int? {
         guard let value = table[member] else { return nil }
         guard let number = value.int else { throw mismatch(member, "an integer", value) }
-        guard range.contains(number) else { throw error(member, "must be from \(range.lowerBound) to \(range.upperBound), found \(number)") }
+        if let problem = ConfigurationLimits.problem(number, in: range) { throw error(member, problem) }
         return number
     }
 
@@ -69,15 +69,8 @@ struct TableReader {
     func number(_ member: String, in range: ClosedRange<Double>) throws(ConfigurationError) -> Double? {
         guard let value = table[member] else { return nil }
         guard let number = value.double ?? value.int.map(Double.init) else { throw mismatch(member, "a number", value) }
-        guard number.isFinite, range.contains(number) else {
-            throw error(member, "must be from \(Self.text(range.lowerBound)) to \(Self.text(range.upperBound)), found \(Self.text(number))")
-        }
+        if let problem = ConfigurationLimits.problem(number, in: range) { throw error(member, problem) }
         return number
-    }
-
-    /// 30 for 30.0, 0.001 as it is.
-    private static func text(_ number: Double) -> String {
-        number.isFinite && number == number.rounded() && abs(number) < 1e15 ? String(Int64(number)) : "\(number)"
     }
 
     func choice<T: RawRepresentable & CaseIterable>(_ member: String, _ type: T.Type) throws(ConfigurationError) -> T? where T.RawValue == String {

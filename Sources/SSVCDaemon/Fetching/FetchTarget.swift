@@ -1,4 +1,5 @@
 import FoundationEssentials
+import SSVCCore
 
 /// The parts of a request URL that decide how it travels: through which
 /// proxy, with which credentials.
@@ -21,14 +22,9 @@ struct FetchTarget: Equatable {
     }
 
     /// What keeps `url` from being fetched over http or https, in words;
-    /// nil when nothing does. The port is checked here: NIO traps on one
-    /// past 65535.
+    /// nil when nothing does: the rule of an app's `url`.
     static func problem(with url: String) -> String? {
-        guard let parsed = URL(string: url), let scheme = parsed.scheme?.lowercased() else { return "not a URL" }
-        guard scheme == "http" || scheme == "https" else { return "not an http or https URL" }
-        guard let host = parsed.host(percentEncoded: false), !host.isEmpty else { return "no host" }
-        if let port = parsed.port, !(1...65_535).contains(port) { return "port \(port) is not from 1 to 65535" }
-        return nil
+        AppKeyRules.httpURLProblem(url)
     }
 
     /// `host:port` with the scheme's port when none is written, for messages.

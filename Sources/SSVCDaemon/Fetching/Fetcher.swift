@@ -82,7 +82,7 @@ public final class Fetcher: Sendable {
                 }
             }
         }
-        // Within ConfigurationLoader.Limits.timeoutSeconds: no overflow here.
+        // Within ConfigurationLimits.timeoutSeconds: no overflow here.
         timeout = TimeAmount.milliseconds(Int64(settings.timeoutSeconds * 1000))
         timeoutText = "timeout-seconds (\(Self.seconds(settings.timeoutSeconds)))"
         responseLimit = .maxResponseBytes(settings.maxResponseBytes)

@@ -1,0 +1,97 @@
+import FoundationEssentials
+
+/// The rules an app's values obey wherever they are given: as app keys,
+/// which ssvcd's configuration loader reads, and as the options of
+/// `ssvcctl evaluate` named after them. Each rule says what is wrong in
+/// words that leave out the key's name, or nil when nothing is; the caller
+/// puts the name in front as it spells it (`app.tag-pattern: …`,
+/// `--tag-pattern: …`), so both say the same after it. Numbers keep to
+/// `ConfigurationLimits`; a JSON Pointer's rule is `JSONPointer(parsing:)`'s.
+public enum AppKeyRules {
+    /// The keys that apply to one format alone, in the order they are checked.
+    public static let formatKeys: [(key: String, format: ResponseFormat)] = [
+        ("include-prereleases", .github), ("tag-prefix", .github), ("tag-pattern", .github),
+        ("version-pointer", .json), ("date-pointer", .json), ("minimum-version-pointer", .json), ("url-pointer", .json),
+        ("min-release-age-days", .itunes),
+    ]
+
+    /// Why `key` may not be set for an app of `format`: it belongs to
+    /// another format. Nil when it may.
+    public static func formatProblem(key: String, format: ResponseFormat) -> String? {
+        guard let owner = formatKeys.first(where: { $0.key == key })?.format, owner != format else { return nil }
+        return "applies to format \(owner.rawValue) only"
+    }
+
+    /// Why an app of `format` cannot go without `version-pointer`: `json`
+    /// finds its version only through it.
+    public static func versionPointerProblem(given: Bool, format: ResponseFormat) -> String? {
+        format == .json && !given ? "missing: format json needs it (such as \"/info/version\")" : nil
+    }
+
+    /// Why `appID` will not do for an app of `format`: a Turkcell document
+    /// is for the app whose id equals its `packageName`, never the empty one.
+    public static func appIDProblem(_ appID: String?, format: ResponseFormat) -> String? {
+        format == .turkcell && (appID ?? "").isEmpty
+            ? "format turkcell needs one: the document's packageName must equal it" : nil
+    }
+
+    /// Why `pattern` cannot pick the version out of a tag: it is no pattern
+    /// ssvc matches in linear time, or it has no capture group to hold the
+    /// version.
+    public static func tagPatternProblem(_ pattern: String) -> String? {
+        let compiled: LinearPattern
+        do {
+            compiled = try LinearPattern(pattern)
+        } catch {
+            return "'\(pattern)' is not a pattern ssvc matches (a regular expression without backtracking): \(error)"
+        }
+        return compiled.captureCount >= 1 ? nil : "'\(pattern)' needs a capture group for the version"
+    }
+
+    /// Why `name` is not a Debian package whose version dpkg could hold:
+    /// Debian policy's names, with an optional `:architecture`.
+    public static func versionPackageProblem(_ name: String) -> String? {
+        isPackageName(name)
+            ? nil : "'\(name)' is not a Debian package name (lower-case letters, digits, '+', '-', '.', and an optional ':architecture')"
+    }
+
+    private static func isPackageName(_ text: String) -> Bool {
+        let parts = text.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
+        let name = Array(parts[0].utf8)
+        func lowerOrDigit(_ byte: UInt8) -> Bool { (0x61...0x7A).contains(byte) || (0x30...0x39).contains(byte) }
+        guard name.count >= 2, lowerOrDigit(name[0]), name.allSatisfy({ lowerOrDigit($0) || $0 == 0x2B || $0 == 0x2D || $0 == 0x2E }) else { return false }
+        return parts.count == 1 || (!parts[1].isEmpty && parts[1].utf8.allSatisfy { lowerOrDigit($0) || $0 == 0x2D })
+    }
+
+    /// Why `url` cannot be fetched, after the URL quoted with its user
+    /// information masked: not https, http or file, not a whole URL (no
+    /// host, a port past 65535), or holding a space or a control
+    /// character, which a URL carries percent-encoded. The rule of `url`
+    /// and `signature-url`.
+    public static func urlProblem(_ url: String) -> String? {
+        fetchProblem(url).map { "'\(URLText.masked(url))': \($0)" }
+    }
+
+    private static func fetchProblem(_ url: String) -> String? {
+        if url.unicodeScalars.contains(where: { $0 == " " || DisplayText.isControl($0) }) {
+            return "holds a space or a control character; write it percent-encoded (%20)"
+        }
+        let lowered = url.lowercased()
+        if lowered.hasPrefix("file://") {
+            return url.count > "file://".count && URL(string: url)?.path.isEmpty == false ? nil : "not a file URL with a path"
+        }
+        guard lowered.hasPrefix("https://") || lowered.hasPrefix("http://") else { return "not an https, http or file URL" }
+        return httpURLProblem(url)
+    }
+
+    /// What keeps an http or https `url` from being fetched, in words; nil
+    /// when nothing does. The fetcher asks it of every redirect's target
+    /// too. The port is checked here: NIO traps on one past 65535.
+    public static func httpURLProblem(_ url: String) -> String? {
+        guard let parsed = URL(string: url), let scheme = parsed.scheme?.lowercased() else { return "not a URL" }
+        guard scheme == "http" || scheme == "https" else { return "not an http or https URL" }
+        guard let host = parsed.host(percentEncoded: false), !host.isEmpty else { return "no host" }
+        if let port = parsed.port, !(1...65_535).contains(port) { return "port \(port) is not from 1 to 65535" }
+        return nil
+    }
+}
