@@ -212,8 +212,7 @@ public actor CheckService: Service {
 
     /// One line for systemd's STATUS=.
     func summary() -> String {
-        let now = runtime.clock.now
-        return AppReport.summary(configuration.apps.map { report($0, now: now) })
+        AppReport.summary(configuration.apps.lazy.map { self.state.apps[$0.name] ?? AppState() })
     }
 
     /// What `GetStatus` answers changed: an app's state, plan or settings.

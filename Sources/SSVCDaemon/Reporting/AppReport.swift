@@ -15,7 +15,7 @@ struct AppReport {
     /// The daemon's settings, for the proxy the app's requests go through.
     let daemon: DaemonSettings
 
-    var status: UpdateStatus { state.decision?.status ?? .unknown }
+    var status: UpdateStatus { state.status }
     var maskedURL: String { URLText.masked(app.url) }
     var stale: Bool { state.isStale(now: now, schedule: app.schedule, signature: app.signature) }
 
@@ -45,19 +45,26 @@ struct AppReport {
         )
     }
 
-    /// systemd's STATUS= line over every app: counts by status, then the
-    /// phased and the failing.
-    static func summary(_ reports: [AppReport]) -> String {
+    /// systemd's STATUS= line over every app's state: counts by status,
+    /// then the phased and the failing. It reads only what a report's
+    /// `status` and `state` give, without building a thousand reports for
+    /// each check.
+    static func summary(_ states: some Collection<AppState>) -> String {
         var counts: [UpdateStatus: Int] = [:]
         var (failing, phased) = (0, 0)
-        for report in reports {
-            counts[report.status, default: 0] += 1
-            if report.state.consecutiveFailures > 0 { failing += 1 }
-            if report.state.pending != nil { phased += 1 }
+        for state in states {
+            counts[state.status, default: 0] += 1
+            if state.consecutiveFailures > 0 { failing += 1 }
+            if state.pending != nil { phased += 1 }
         }
         var parts = UpdateStatus.allCases.compactMap { status in counts[status].map { "\($0) \(status.rawValue)" } }
         if phased > 0 { parts.append("\(phased) phased") }
         if failing > 0 { parts.append("\(failing) failing") }
-        return "\(reports.count) apps" + (parts.isEmpty ? "" : ": " + parts.joined(separator: ", "))
+        return "\(states.count) apps" + (parts.isEmpty ? "" : ": " + parts.joined(separator: ", "))
     }
+}
+
+extension AppState {
+    /// The status every output shows: the decision's, unknown before one.
+    var status: UpdateStatus { decision?.status ?? .unknown }
 }
