@@ -29,6 +29,11 @@ extension CheckService {
         apply(loaded)
     }
 
+    /// Reloads under way and waiting their turn: never more than one under way.
+    func reloadsUnderWay() -> (running: Int, waiting: Int) {
+        (reloads.inside, reloads.waitingCount)
+    }
+
     /// Loads the configuration on a serial queue of its own (not a global
     /// one, which would start libdispatch's once-a-second monitor).
     private nonisolated static func loadOffActor(

@@ -53,8 +53,10 @@ public final class ManualClock: DaemonClock {
     }
 
     /// Moves time to `target` (never back), firing everything due up to it.
+    /// A cancelled task stops firing: a test whose timers re-arm themselves
+    /// at the same instant forever fails at its time limit, not hangs.
     public func advance(to target: Date) async {
-        while let next = takeNext(upTo: target) {
+        while !Task.isCancelled, let next = takeNext(upTo: target) {
             await next()
         }
         contents.withLock { $0.now = max($0.now, target) }

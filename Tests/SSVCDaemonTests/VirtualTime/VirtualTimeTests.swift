@@ -203,11 +203,26 @@ struct VirtualTimeTests {
         await daemon.start()
         let service = daemon.service
         try daemon.edit("version = \"1.0\"", "version = \"1.1\"")
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for _ in 0..<10 { group.addTask { try await service.reload() } }
-            try await group.waitForAll()
+        let record = daemon.record
+        let seen = try await withThrowingTaskGroup(of: (running: Int, waiting: Int).self) { group in
+            for _ in 0..<10 { group.addTask { try await service.reload(); return (0, 0) } }
+            // While they run, the turns as the service sees them: each load
+            // is read off the actor, so the actor answers meanwhile.
+            group.addTask {
+                var most = (running: 0, waiting: 0)
+                while record.count("configuration reloaded") < 10 {
+                    let now = await service.reloadsUnderWay()
+                    most = (max(most.running, now.running), max(most.waiting, now.waiting))
+                    await Task.yield()
+                }
+                return most
+            }
+            var most = (running: 0, waiting: 0)
+            for try await sample in group { most = (max(most.running, sample.running), max(most.waiting, sample.waiting)) }
+            return most
         }
         #expect(daemon.record.count("configuration reloaded: 1 apps") == 10)
+        #expect(seen.running == 1 && seen.waiting >= 1, "one under way, the others waiting: \(seen)")
         await daemon.stop()
         await server.shutdown()
     }
