@@ -123,6 +123,20 @@ public enum FileSystem {
         return "its folder \(path) is writable by every user and not sticky (mode 0\(String(info.st_mode & 0o7777, radix: 8)))"
     }
 
+    /// Whether `a` and `b` name one file: the same device and inode when
+    /// both exist; otherwise the same name in the same folder, the folders
+    /// compared the same way (`./x/f` and `x/f`, or a folder reached through
+    /// a symbolic link).
+    public static func sameFile(_ a: String, _ b: String) -> Bool {
+        var (x, y) = (stat(), stat())
+        if stat(a, &x) == 0, stat(b, &y) == 0 { return x.st_dev == y.st_dev && x.st_ino == y.st_ino }
+        let name = { (path: String) in path.split(separator: "/").last.map(String.init) ?? "" }
+        guard !name(a).isEmpty, name(a) == name(b) else { return false }
+        let (left, right) = (folder(of: a), folder(of: b))
+        if stat(left, &x) == 0, stat(right, &y) == 0 { return x.st_dev == y.st_dev && x.st_ino == y.st_ino }
+        return left == right
+    }
+
     /// The folder `path` is in: `/run/ssvc` of `/run/ssvc/ssvc.prom`, `/`
     /// of `/x`, `.` of a bare name.
     public static func folder(of path: String) -> String {

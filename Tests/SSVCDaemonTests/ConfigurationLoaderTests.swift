@@ -23,6 +23,25 @@ struct ConfigurationLoaderTests {
         return try ConfigurationLoader.load(.init(mainFile: path), environment: environment)
     }
 
+    @Test("metrics-file may not name the state file, the socket or a configuration file", arguments: [
+        ("state/state.json", "the state file"), ("./state/../state/state.json", "the state file"), ("control.sock", "the control socket"),
+        ("ssvcd.toml", "the configuration file"), ("apps.d/x.toml", "an app's configuration file"),
+    ])
+    func metricsFileTaken(path: String, what: String) throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try FileManager.default.createDirectory(at: folder.appendingPathComponent("state"), withIntermediateDirectories: true)
+        _ = try write("apps.d/x.toml", "url = \"https://example.com/x\"\nversion = \"1\"\n")
+        let main = "[daemon]\nstate-dir = \"state\"\nsocket = \"control.sock\"\napps-dir = \"apps.d\"\nmetrics-file = \"\(path)\"\n"
+        #expect {
+            _ = try load(main)
+        } throws: { error in
+            let text = "\(error)"
+            return text.contains("metrics-file") && text.contains("is \(what), which metrics would overwrite")
+        }
+        let fine = main.replacingOccurrences(of: "metrics-file = \"\(path)\"", with: "metrics-file = \"state/ssvc.prom\"")
+        #expect(throws: Never.self) { _ = try load(fine) }
+    }
+
     @Test("defaults come from the spec and the environment")
     func defaults() throws {
         defer { try? FileManager.default.removeItem(at: folder) }

@@ -95,10 +95,24 @@ public enum ConfigurationLoader {
             }
             seen[app.name] = app.source
         }
+        try checkMetricsFile(daemon, mainFile: mainFile, appFiles: files)
         return Configuration(
             daemon: daemon, apps: apps,
             warnings: skipped
         )
+    }
+
+    /// The metrics file is replaced at each write and removed at stop: it
+    /// may not be the state file, the control socket or a configuration file.
+    static func checkMetricsFile(_ daemon: DaemonSettings, mainFile: String, appFiles: [String]) throws(ConfigurationError) {
+        guard let metrics = daemon.metricsFile else { return }
+        let taken = [(daemon.stateDirectory + "/state.json", "the state file"), (daemon.socketPath, "the control socket"), (mainFile, "the configuration file")]
+            + appFiles.map { ($0, "an app's configuration file") }
+        for (path, what) in taken where FileSystem.sameFile(metrics, path) {
+            throw ConfigurationError(
+                file: mainFile, key: "daemon.metrics-file", problem: "\(metrics) is \(what), which metrics would overwrite and a stop would remove"
+            )
+        }
     }
 
     /// `*.toml` in `directory`, in name order, and a warning for each other
