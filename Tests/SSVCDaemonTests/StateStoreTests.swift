@@ -23,6 +23,31 @@ struct StateStoreTests {
         try #require(try JSONSerialization.jsonObject(with: data) as? NSDictionary)
     }
 
+    @Test("a state past 64 MiB is written without its largest stored responses, and the file loads with every app's history")
+    func pastTheLimit() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let store = try store(holding: nil)
+        var state = DaemonState()
+        for (name, megabytes) in [("a", 30), ("b", 25), ("c", 20)] {
+            var app = AppState()
+            app.response = String(repeating: "x", count: megabytes << 20)
+            app.etag = "\"\(name)\""
+            app.lastSuccess = Date(timeIntervalSince1970: 1_800_000_000)
+            app.consecutiveFailures = megabytes
+            state.apps[name] = app
+        }
+        let leftOut = try store.save(state)
+        #expect(leftOut == ["a"])
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: store.path)[.size] as? Int)
+        #expect(size <= StateStore.maximumBytes && size > 45 << 20, "\(size)")
+        let loaded = try store.load(now: Date())
+        #expect(loaded.recovery == nil)
+        #expect(loaded.state.apps["a"]?.response == nil && loaded.state.apps["a"]?.etag == nil)
+        #expect(loaded.state.apps["a"]?.consecutiveFailures == 30 && loaded.state.apps["a"]?.lastSuccess != nil, "the history stays")
+        #expect(loaded.state.apps["b"]?.response?.utf8.count == 25 << 20 && loaded.state.apps["b"]?.etag == "\"b\"")
+        #expect(loaded.state.apps["c"]?.response?.utf8.count == 20 << 20)
+    }
+
     @Test("a schema 1 file with every field in use, as the release before wrote it, is read and written again without loss")
     func previousRelease() throws {
         defer { try? FileManager.default.removeItem(at: folder) }

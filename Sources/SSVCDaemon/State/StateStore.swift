@@ -50,7 +50,7 @@ public struct StateStore: Sendable {
         removeLeftoverTemporaries()
         let bytes: [UInt8]
         do {
-            bytes = try BoundedReader.read(path: path, limit: 64 << 20)
+            bytes = try BoundedReader.read(path: path, limit: Self.maximumBytes)
         } catch {
             if error.code == ENOENT { return Loaded(state: DaemonState()) }
             return Loaded(state: DaemonState(), recovery: try moveAside(now: now, reason: error.description))
@@ -111,19 +111,50 @@ public struct StateStore: Sendable {
         let schema: Int
     }
 
+    /// The most a state file may hold: `load` reads no more.
+    public static let maximumBytes = 64 << 20
+
     /// Writes a temporary file, fsyncs it, renames it over `state.json`, and
     /// fsyncs the directory so that the rename itself is durable.
-    public func save(_ state: DaemonState) throws(Failure) {
-        let data: Data
-        do {
-            data = try Self.encoder.encode(state)
-        } catch {
-            throw Failure(description: "cannot encode the state: \(error)")
+    ///
+    /// A state past `maximumBytes` (a thousand apps' documents of a
+    /// megabyte each) would be written and then refused at the next start,
+    /// losing every app's history: the largest stored responses are left
+    /// out of the file instead, with their ETags (those apps fetch their
+    /// document whole after a restart). Returns the apps left out, largest first.
+    @discardableResult
+    public func save(_ state: DaemonState) throws(Failure) -> [String] {
+        var state = state
+        var data = try Self.encode(state)
+        var leftOut: [String] = []
+        var largest = state.apps.compactMap { name, app in app.response.map { (name, $0.utf8.count) } }.sorted { $0.1 > $1.1 }[...]
+        while data.count > Self.maximumBytes, !largest.isEmpty {
+            // Each response is in the file at least as long as it is.
+            var excess = data.count - Self.maximumBytes
+            while excess > 0, let (name, size) = largest.popFirst() {
+                state.apps[name]?.response = nil
+                state.apps[name]?.etag = nil
+                leftOut.append(name)
+                excess -= size
+            }
+            data = try Self.encode(state)
+        }
+        guard data.count <= Self.maximumBytes else {
+            throw Failure(description: "cannot save the state: \(data.count) bytes even without the stored responses, past the \(Self.maximumBytes) a state file may hold")
         }
         do {
             try FileSystem.replace(path, with: Array(data), mode: 0o600, durable: true)
         } catch {
             throw Failure(description: error.description)
+        }
+        return leftOut
+    }
+
+    private static func encode(_ state: DaemonState) throws(Failure) -> Data {
+        do {
+            return try encoder.encode(state)
+        } catch {
+            throw Failure(description: "cannot encode the state: \(error)")
         }
     }
 

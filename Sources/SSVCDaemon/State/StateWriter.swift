@@ -53,6 +53,8 @@ final class StateWriter {
     /// The delay before the next retry.
     private(set) var retryDelay = retrySeconds.lowerBound
     private var stopped = false
+    /// The apps whose responses the last write left out, said when it changes.
+    private var responsesLeftOut: [String] = []
 
     init(store: StateStore?, metricsPath: String?, clock: any DaemonClock, logger: Logger, wake: @escaping @Sendable (Timer) async -> Void) {
         self.store = store
@@ -125,7 +127,14 @@ final class StateWriter {
         stateDirty = false
         guard let store else { return }
         do {
-            try store.save(source.state())
+            let leftOut = try store.save(source.state())
+            if leftOut != responsesLeftOut, !leftOut.isEmpty {
+                logger.warning(
+                    "the state is past \(StateStore.maximumBytes >> 20) MiB: the stored responses of \(leftOut.joined(separator: ", ")) are left out of \(store.path) (kept in memory; after a restart those apps fetch their documents whole)",
+                    metadata: ["SSVC_ERROR": "state past \(StateStore.maximumBytes) bytes"]
+                )
+            }
+            responsesLeftOut = leftOut
             if stateProblem != nil { logger.notice("state written again to \(store.path)") }
             stateProblem = nil
         } catch {
