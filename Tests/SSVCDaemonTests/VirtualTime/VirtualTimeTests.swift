@@ -29,6 +29,20 @@ struct VirtualTimeTests {
         LoopbackHTTPServer.Reply(body: #"{"SSVCLatestVersionKey":"\#(latest)"}"#)
     }
 
+    /// A manual clock at the epoch, and a loopback server on it that gives
+    /// each request what `answer` says.
+    static func stage(
+        _ answer: @escaping @Sendable (String) -> LoopbackHTTPServer.Reply
+    ) async throws -> (ManualClock, LoopbackHTTPServer) {
+        let clock = ManualClock(now: epoch)
+        return (clock, try await LoopbackHTTPServer(clock: clock, answer: answer))
+    }
+
+    static func end(_ daemon: VirtualDaemon, _ server: LoopbackHTTPServer) async {
+        await daemon.stop()
+        await server.shutdown()
+    }
+
     /// The times `app` was fetched at, as seconds after the epoch.
     static func fetches(_ server: LoopbackHTTPServer, _ app: String) -> [Double] {
         server.requests.filter { $0.path.hasPrefix("/\(app)?") || $0.path == "/\(app)" }.map { $0.at.timeIntervalSince(epoch) }
@@ -36,8 +50,7 @@ struct VirtualTimeTests {
 
     @Test("first checks are spread over the first-check window: each app once, at start + phase × window")
     func firstChecksSpread() async throws {
-        let clock = ManualClock(now: Self.epoch)
-        let server = try await LoopbackHTTPServer(clock: clock) { _ in Self.body("1.0") }
+        let (clock, server) = try await Self.stage { _ in Self.body("1.0") }
         let names = ["a"] + (1...19).map { "app\($0)" }
         let daemon = try VirtualDaemon(apps: names.map { Self.app($0, server) }.joined(), clock: clock)
         await daemon.start()
@@ -53,14 +66,12 @@ struct VirtualTimeTests {
         for third in 0..<3 {
             #expect(first.contains { $0 > Double(third) * 200 && $0 <= Double(third + 1) * 200 }, "some in \(third * 200)…\((third + 1) * 200) s: \(first.sorted())")
         }
-        await daemon.stop()
-        await server.shutdown()
+        await Self.end(daemon, server)
     }
 
     @Test("a daily app a period overdue at start catches up at start + phase × catch-up window")
     func catchUp() async throws {
-        let clock = ManualClock(now: Self.epoch)
-        let server = try await LoopbackHTTPServer(clock: clock) { _ in Self.body("1.0") }
+        let (clock, server) = try await Self.stage { _ in Self.body("1.0") }
         var old = AppState()
         old.lastCheck = Self.epoch.addingTimeInterval(-2 * 86_400)
         old.lastSuccess = old.lastCheck
@@ -71,14 +82,12 @@ struct VirtualTimeTests {
         await clock.advance(by: 3_600)
         let times = Self.fetches(server, "a")
         #expect(times.count == 1 && abs(times[0] - Self.phaseOfA * 3_600) < 1e-6, "\(times)")
-        await daemon.stop()
-        await server.shutdown()
+        await Self.end(daemon, server)
     }
 
     @Test("after a success, a daily app is checked at the same time of day, its phase, day after day")
     func schedulePhase() async throws {
-        let clock = ManualClock(now: Self.epoch)
-        let server = try await LoopbackHTTPServer(clock: clock) { _ in Self.body("1.0") }
+        let (clock, server) = try await Self.stage { _ in Self.body("1.0") }
         let daemon = try VirtualDaemon(daemon: "first-check-window-seconds = 0", apps: Self.app("a", server), clock: clock)
         await daemon.start()
         await clock.advance(by: 4 * 86_400)
@@ -93,14 +102,12 @@ struct VirtualTimeTests {
             let expected = Double(index + 1) * 86_400 - startOfDay + timeOfDay
             #expect(abs(time - expected) < 1e-3, "check \(index + 1) at \(time), expected \(expected)")
         }
-        await daemon.stop()
-        await server.shutdown()
+        await Self.end(daemon, server)
     }
 
     @Test("a failing server is retried after 1, 2, 4 … minutes (with the jitter at 1), capped at an hour; a success ends the retries")
     func retryBackoff() async throws {
-        let clock = ManualClock(now: Self.epoch)
-        let server = try await LoopbackHTTPServer(clock: clock) { _ in LoopbackHTTPServer.Reply(status: 500) }
+        let (clock, server) = try await Self.stage { _ in LoopbackHTTPServer.Reply(status: 500) }
         let daemon = try VirtualDaemon(daemon: "first-check-window-seconds = 0", apps: Self.app("a", server), clock: clock)
         await daemon.start()
         await clock.advance(by: 60 + 120 + 240 + 480 + 960 + 1_920 + 3_600 + 3_600)
@@ -113,26 +120,22 @@ struct VirtualTimeTests {
         await clock.advance(by: 3_600)
         let after = await daemon.status("a")
         #expect(after?.consecutiveFailures == 0 && after?.status == "update-available" && after?.nextCheckReason == "schedule", "\(String(describing: after))")
-        await daemon.stop()
-        await server.shutdown()
+        await Self.end(daemon, server)
     }
 
     @Test("the jitter shortens each retry: at 0, half the delay")
     func retryJitter() async throws {
-        let clock = ManualClock(now: Self.epoch)
-        let server = try await LoopbackHTTPServer(clock: clock) { _ in LoopbackHTTPServer.Reply(status: 500) }
+        let (clock, server) = try await Self.stage { _ in LoopbackHTTPServer.Reply(status: 500) }
         let daemon = try VirtualDaemon(daemon: "first-check-window-seconds = 0", apps: Self.app("a", server), jitter: 0, clock: clock)
         await daemon.start()
         await clock.advance(by: 30 + 60 + 120)
         #expect(Self.fetches(server, "a") == [0, 30, 90, 210])
-        await daemon.stop()
-        await server.shutdown()
+        await Self.end(daemon, server)
     }
 
     @Test("a Retry-After of two hours holds the next try back, and is kept across a restart")
     func retryAfterPersisted() async throws {
-        let clock = ManualClock(now: Self.epoch)
-        let server = try await LoopbackHTTPServer(clock: clock) { _ in
+        let (clock, server) = try await Self.stage { _ in
             LoopbackHTTPServer.Reply(status: 503, headers: [("Retry-After", "7200")])
         }
         let daemon = try VirtualDaemon(daemon: "first-check-window-seconds = 0", apps: Self.app("a", server), clock: clock)
@@ -150,14 +153,12 @@ struct VirtualTimeTests {
         #expect(Self.fetches(server, "a") == [0], "nothing before the server's time")
         await clock.advance(by: 1)
         #expect(Self.fetches(server, "a") == [0, 7_200])
-        await daemon.stop()
-        await server.shutdown()
+        await Self.end(daemon, server)
     }
 
     @Test("within min-interval-seconds of the last fetch, Check answers from the stored result without a request")
     func minimumInterval() async throws {
-        let clock = ManualClock(now: Self.epoch)
-        let server = try await LoopbackHTTPServer(clock: clock) { _ in Self.body("1.0") }
+        let (clock, server) = try await Self.stage { _ in Self.body("1.0") }
         let daemon = try VirtualDaemon(daemon: "first-check-window-seconds = 0\nmin-interval-seconds = 300", apps: Self.app("a", server), clock: clock)
         await daemon.start()
         await clock.advance(by: 0)
@@ -170,14 +171,12 @@ struct VirtualTimeTests {
         let answered = await daemon.service.checkNow("a")
         #expect(answered?.first?.status == .upToDate)
         #expect(Self.fetches(server, "a") == [0, 300])
-        await daemon.stop()
-        await server.shutdown()
+        await Self.end(daemon, server)
     }
 
     @Test("a reload keeps the plans of apps whose settings did not change, and plans anew the changed")
     func reloadKeepsPlans() async throws {
-        let clock = ManualClock(now: Self.epoch)
-        let server = try await LoopbackHTTPServer(clock: clock) { _ in Self.body("1.0") }
+        let (clock, server) = try await Self.stage { _ in Self.body("1.0") }
         let daemon = try VirtualDaemon(apps: Self.app("a", server) + Self.app("b", server, extra: "query = { x = \"1\" }"), clock: clock)
         await daemon.start()
         let before = await daemon.status("b")?.nextCheck
@@ -191,14 +190,12 @@ struct VirtualTimeTests {
         #expect(a.count == 1 && abs(a[0] - Self.phaseOfA * 600) < 1e-6, "a kept its first-check time: \(a)")
         let b = Self.fetches(server, "b")
         #expect(b.count == 1 && b[0] > 100 && b[0] <= 700, "\(b)")
-        await daemon.stop()
-        await server.shutdown()
+        await Self.end(daemon, server)
     }
 
     @Test("reloads called together all run, one at a time, each in force in turn")
     func serializedReloads() async throws {
-        let clock = ManualClock(now: Self.epoch)
-        let server = try await LoopbackHTTPServer(clock: clock) { _ in Self.body("1.0") }
+        let (clock, server) = try await Self.stage { _ in Self.body("1.0") }
         let daemon = try VirtualDaemon(apps: Self.app("a", server), clock: clock)
         await daemon.start()
         let service = daemon.service
@@ -223,14 +220,12 @@ struct VirtualTimeTests {
         }
         #expect(daemon.record.count("configuration reloaded: 1 apps") == 10)
         #expect(seen.running == 1 && seen.waiting >= 1, "one under way, the others waiting: \(seen)")
-        await daemon.stop()
-        await server.shutdown()
+        await Self.end(daemon, server)
     }
 
     @Test("a phased offer flips at its offerAt by the timer, with one fetch in all")
     func phasedOfferFlips() async throws {
-        let clock = ManualClock(now: Self.epoch)
-        let server = try await LoopbackHTTPServer(clock: clock) { _ in Self.body("2.0") }
+        let (clock, server) = try await Self.stage { _ in Self.body("2.0") }
         let daemon = try VirtualDaemon(
             daemon: "first-check-window-seconds = 0\nrollout-position = 0.5", apps: Self.app("a", server, extra: "phased-rollout-seconds = 7200"), clock: clock
         )
@@ -250,14 +245,12 @@ struct VirtualTimeTests {
         #expect(daemon.record.notifications.last == "STATUS=1 apps: 1 update-available", "\(daemon.record.notifications)")
         await clock.advance(by: 1)
         #expect(daemon.stateFile?.apps["a"]?.pending == nil, "the state file follows within a second")
-        await daemon.stop()
-        await server.shutdown()
+        await Self.end(daemon, server)
     }
 
     @Test("changes are written within a second, all at once: one batch for three checks")
     func writeBatching() async throws {
-        let clock = ManualClock(now: Self.epoch)
-        let server = try await LoopbackHTTPServer(clock: clock) { _ in Self.body("1.0") }
+        let (clock, server) = try await Self.stage { _ in Self.body("1.0") }
         let daemon = try VirtualDaemon(daemon: "first-check-window-seconds = 0", apps: ["a", "b", "c"].map { Self.app($0, server) }.joined(), clock: clock)
         await daemon.start()
         await clock.advance(by: 0)
@@ -268,14 +261,12 @@ struct VirtualTimeTests {
         #expect(daemon.stateFile == nil)
         await clock.advance(by: 0.001)
         #expect(daemon.stateFile?.apps.keys.sorted() == ["a", "b", "c"])
-        await daemon.stop()
-        await server.shutdown()
+        await Self.end(daemon, server)
     }
 
     @Test("a state file that cannot be written is said once, tried again after 15, 30, 60 s, and its recovery said once")
     func failedWriteRetried() async throws {
-        let clock = ManualClock(now: Self.epoch)
-        let server = try await LoopbackHTTPServer(clock: clock) { _ in Self.body("1.0") }
+        let (clock, server) = try await Self.stage { _ in Self.body("1.0") }
         let daemon = try VirtualDaemon(daemon: "first-check-window-seconds = 0", apps: Self.app("a", server), clock: clock)
         // A folder where the file goes: every rename onto it fails, even for root.
         try FileManager.default.createDirectory(atPath: daemon.statePath, withIntermediateDirectories: false)
@@ -297,8 +288,7 @@ struct VirtualTimeTests {
         #expect(daemon.record.count("state written again to") == 1)
         #expect(daemon.stateFile?.apps["a"]?.lastSuccess == Self.epoch.addingTimeInterval(106), "the Check at 106 s")
         #expect(clock.deadlines.allSatisfy { $0 > Self.epoch.addingTimeInterval(3_600) }, "no retry left: \(clock.deadlines)")
-        await daemon.stop()
-        await server.shutdown()
+        await Self.end(daemon, server)
     }
 }
 
