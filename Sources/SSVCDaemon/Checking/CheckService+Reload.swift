@@ -79,8 +79,7 @@ extension CheckService {
             arm(app.name, atStart: true)
         }
         settleOffers()
-        writer.changed(state: stateChanged, metrics: settingsChanged)
-        writer.writeNow(writeSource)
+        writer.writeNow(writeSource, state: stateChanged, metrics: settingsChanged)
         reporter.reloaded(apps: next.apps.count, at: runtime.clock.now, summary: summary())
         idleMemory?.noteActivity()
     }

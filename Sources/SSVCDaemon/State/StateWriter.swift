@@ -96,8 +96,11 @@ final class StateWriter {
         write(source)
     }
 
-    /// Writes what changed now, without waiting for the batch.
-    func writeNow(_ source: Source) {
+    /// Writes what changed now, and what `state` and `metrics` say
+    /// changed, without waiting for the batch.
+    func writeNow(_ source: Source, state: Bool = false, metrics: Bool = false) {
+        stateDirty = stateDirty || state
+        metricsDirty = metricsDirty || metrics
         batch?.cancel()
         batch = nil
         write(source)
