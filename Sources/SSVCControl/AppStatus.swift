@@ -33,7 +33,22 @@ public struct AppStatus: Sendable, Equatable, Codable {
     public var description: UpdateDescription?
     /// A newer version phased in later on this machine, and when (RFC 3339).
     public var pendingVersion: String?
+    /// When the pending version is offered here, if time alone decides it;
+    /// nil while the server's cap holds it.
     public var offerAt: String?
+    /// The server's cap on the pending version's rollout, 0–100; nil: none.
+    public var rolloutPercentage: Double?
+    /// The share of the rollout this machine waits for (its position ×
+    /// 100): the cap must rise above it. Set while the cap holds the offer.
+    public var offerAtPercentage: Double?
+    /// `ssvcctl hold`: the version held at, and since when (RFC 3339).
+    public var hold: String?
+    public var holdSince: String?
+    /// A newer version kept back on this machine, by `heldBy` (`hold`,
+    /// `max-version`, `ignore-versions`), since `heldSince`.
+    public var heldVersion: String?
+    public var heldBy: String?
+    public var heldSince: String?
 
     /// The app as its state and plan show it at `now`; `signature` is what
     /// its configuration asks of signatures, if anything.
@@ -66,6 +81,13 @@ public struct AppStatus: Sendable, Equatable, Codable {
         note = decision?.note
         description = decision?.description
         pendingVersion = state.pending?.version
-        offerAt = state.pending.map { RFC3339.format($0.offerAt) }
+        offerAt = state.pending?.dueAt.map(RFC3339.format)
+        rolloutPercentage = state.pending?.cap
+        offerAtPercentage = state.pending.flatMap { $0.capped ? $0.percentageNeeded : nil }
+        hold = state.hold?.version
+        holdSince = state.hold.map { RFC3339.format($0.since) }
+        heldVersion = state.held?.version
+        heldBy = state.held?.by.rawValue
+        heldSince = state.held.map { RFC3339.format($0.since) }
     }
 }

@@ -32,6 +32,11 @@ public enum ControlCall: Sendable {
         case .getInterfaceDescription:
             guard case let .success(name?) = call.optionalString("interface") else { return .failure(.invalidParameter("interface")) }
             return .success(.getInterfaceDescription(interface: name))
+        case .hold, .unhold:
+            guard case let .success(app?) = call.optionalString("app") else { return .failure(.invalidParameter("app")) }
+            guard method == .hold else { return .success(.unhold(app: app)) }
+            guard case let .success(version) = call.optionalString("version") else { return .failure(.invalidParameter("version")) }
+            return .success(.hold(app: app, version: version))
         case .getStatus, .check, .watch:
             guard case let .success(app) = call.optionalString("app") else { return .failure(.invalidParameter("app")) }
             switch method {

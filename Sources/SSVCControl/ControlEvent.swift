@@ -1,12 +1,15 @@
 public import SSVCCore
 
-/// What `Watch` delivers: a finished check, a message shown, a reload, or
-/// a phased offer made.
+/// What `Watch` delivers: a finished check, a message shown, a reload, a
+/// phased offer made, or a hold set or lifted.
 public struct ControlEvent: Sendable, Codable, Equatable {
     public enum Kind: String, Sendable, Codable {
         case check, notice, reload
         /// A phased offer's time came: the app's status changed without a fetch.
         case offer
+        /// A hold was set or lifted, or a reload changed the app's limits:
+        /// what the app is offered was settled again, without a fetch.
+        case hold
     }
 
     public var kind: Kind

@@ -7,12 +7,14 @@ public enum ControlMethod: String, CaseIterable, Sendable {
     case check = "io.ssvc.Daemon.Check"
     case watch = "io.ssvc.Daemon.Watch"
     case reload = "io.ssvc.Daemon.Reload"
+    case hold = "io.ssvc.Daemon.Hold"
+    case unhold = "io.ssvc.Daemon.Unhold"
 
-    /// Changes what the daemon does (fetches, reads its configuration):
+    /// Changes what the daemon does (fetches, reads its configuration, holds an app back):
     /// only root, the daemon's own user and the control group may call it.
     public var mutates: Bool {
         switch self {
-        case .check, .reload: true
+        case .check, .reload, .hold, .unhold: true
         case .getInfo, .getInterfaceDescription, .getStatus, .watch: false
         }
     }
@@ -27,7 +29,8 @@ public enum ControlMethod: String, CaseIterable, Sendable {
         switch self {
         case .getInfo, .reload: []
         case .getInterfaceDescription: ["interface"]
-        case .getStatus, .check, .watch: ["app"]
+        case .getStatus, .check, .watch, .unhold: ["app"]
+        case .hold: ["app", "version"]
         }
     }
 }

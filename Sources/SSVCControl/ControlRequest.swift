@@ -8,6 +8,9 @@ public enum ControlRequest: Sendable, Equatable {
     case check(app: String?)
     case watch(app: String?)
     case reload
+    /// nil version: the running one.
+    case hold(app: String, version: String?)
+    case unhold(app: String)
 
     public var method: ControlMethod {
         switch self {
@@ -17,6 +20,8 @@ public enum ControlRequest: Sendable, Equatable {
         case .check: .check
         case .watch: .watch
         case .reload: .reload
+        case .hold: .hold
+        case .unhold: .unhold
         }
     }
 }

@@ -17,6 +17,7 @@ public struct VarlinkError: Error, Sendable, Equatable {
     public static let permissionDenied = Self(.permissionDenied)
     public static func invalidConfiguration(_ reason: String) -> Self { Self(.invalidConfiguration, ["reason": reason]) }
     public static let tooManyConnections = Self(.tooManyConnections)
+    public static func cannotHold(_ reason: String) -> Self { Self(.cannotHold, ["reason": reason]) }
 
     /// The reply, NUL-terminated.
     public var reply: [UInt8] {

@@ -8,4 +8,5 @@ public enum VarlinkErrorName: String, Sendable, CaseIterable {
     case permissionDenied = "io.ssvc.Daemon.PermissionDenied"
     case invalidConfiguration = "io.ssvc.Daemon.InvalidConfiguration"
     case tooManyConnections = "io.ssvc.Daemon.TooManyConnections"
+    case cannotHold = "io.ssvc.Daemon.CannotHold"
 }

@@ -22,8 +22,9 @@ enum AppTable {
                 notes.append("\(app.name): \(app.consecutiveFailures) failed check(s): \(error)")
             }
             if let pending = app.pendingVersion {
-                notes.append("\(app.name): \(pending) phased: offered here at \(app.offerAt.map { TimeText.local($0) } ?? "?")")
+                notes.append("\(app.name): \(pending) phased: \(waiting(app))")
             }
+            if let held = held(app) { notes.append("\(app.name): \(held)") }
             if let note = app.note { notes.append("\(app.name): \(note)") }
             if let proxy = app.proxy { notes.append("\(app.name): through proxy \(proxy)") }
             if let key = app.signatureKeyId {
@@ -37,6 +38,33 @@ enum AppTable {
             }.joined(separator: "  ")
         }
         return (lines + notes).joined(separator: "\n")
+    }
+
+    /// Why the pending version is not offered yet: "offered here at
+    /// <time>" or "waiting for the rollout to reach 62 %".
+    static func waiting(_ app: AppStatus) -> String {
+        if let offerAt = app.offerAt { return "offered here at \(TimeText.local(offerAt))" }
+        if let needed = app.offerAtPercentage {
+            return "waiting for the rollout to reach \(PhasedOffer.percentageToReach(needed)) %"
+                + (app.rolloutPercentage.map { " (now \(percent($0)) %)" } ?? "")
+        }
+        return "offered here at ?"
+    }
+
+    /// "2.0 kept back by the hold at 1.2 (since …)", "held at 1.2 since …"
+    /// when nothing is kept back yet; nil without a hold or a kept version.
+    static func held(_ app: AppStatus) -> String? {
+        if let version = app.heldVersion {
+            let by = app.heldBy == HeldBy.hold.rawValue ? "the hold at \(app.hold ?? "?")" : (app.heldBy ?? "?")
+            return "\(version) kept back by \(by)" + (app.heldSince.map { " since \(TimeText.local($0))" } ?? "")
+        }
+        guard let hold = app.hold else { return nil }
+        return "held at \(hold)" + (app.holdSince.map { " since \(TimeText.local($0))" } ?? "")
+    }
+
+    /// 62, 12.5: a percentage without trailing zeros.
+    static func percent(_ value: Double) -> String {
+        value == value.rounded() ? String(Int(value)) : String(value)
     }
 
     static func versions(_ app: AppStatus) -> String {
@@ -58,11 +86,16 @@ enum AppTable {
         case .check:
             guard let app = event.app else { return "\(TimeText.local(event.at)) check" }
             let failure = app.consecutiveFailures > 0 ? " (failed: \(app.lastError ?? "?"))" : ""
-            let phased = app.pendingVersion.map { " (\($0) phased: offered here at \(app.offerAt.map { TimeText.local($0) } ?? "?"))" } ?? ""
-            return "\(TimeText.local(event.at)) check \(app.name) \(app.status.rawValue) \(versions(app))\(failure)\(phased)"
+            let phased = app.pendingVersion.map { " (\($0) phased: \(waiting(app)))" } ?? ""
+            let held = held(app).map { " (\($0))" } ?? ""
+            return "\(TimeText.local(event.at)) check \(app.name) \(app.status.rawValue) \(versions(app))\(failure)\(phased)\(held)"
         case .offer:
             guard let app = event.app else { return "\(TimeText.local(event.at)) offer" }
             return "\(TimeText.local(event.at)) offer \(app.name) \(app.status.rawValue) \(versions(app)) (phased rollout: its turn here came)"
+        case .hold:
+            guard let app = event.app else { return "\(TimeText.local(event.at)) hold" }
+            let held = held(app) ?? "not held"
+            return "\(TimeText.local(event.at)) hold \(app.name) \(app.status.rawValue) \(versions(app)) (\(held))"
         }
     }
 }
@@ -79,6 +112,9 @@ extension AppStatus {
         copy.currentVersion = currentVersion.map(shown)
         copy.latestVersion = latestVersion.map(shown)
         copy.pendingVersion = pendingVersion.map(shown)
+        copy.hold = hold.map(shown)
+        copy.heldVersion = heldVersion.map(shown)
+        copy.heldBy = heldBy.map(shown)
         copy.lastError = lastError.map(shown)
         copy.note = note.map(shown)
         copy.signatureKeyId = signatureKeyId.map(shown)

@@ -50,8 +50,16 @@ func request(
     _ client: VarlinkClient, _ method: ControlMethod, app: String? = nil, more: Bool = false,
     silent: (VarlinkClient.Failure) -> Bool = { _ in false }
 ) throws -> [UInt8] {
+    try request(client, method, parameters: app.map { ["app": $0] } ?? [:], more: more, silent: silent)
+}
+
+/// `request` with any string parameters.
+func request(
+    _ client: VarlinkClient, _ method: ControlMethod, parameters: [String: String], more: Bool = false,
+    silent: (VarlinkClient.Failure) -> Bool = { _ in false }
+) throws -> [UInt8] {
     do {
-        return try client.call(method, parameters: app.map { ["app": $0] } ?? [:], more: more)
+        return try client.call(method, parameters: parameters, more: more)
     } catch {
         // The daemon's reasons quote configuration text: escaped, as everything shown.
         if !silent(error) { StandardError.writeEscapedLine("ssvcctl: \(explain(error))") }
@@ -65,9 +73,11 @@ func explain(_ error: VarlinkClient.Failure) -> String {
     case .noSuchApp:
         return "no such app: \((try? parameters.member("app")?.string()) ?? "")"
     case .permissionDenied:
-        return "permission denied: check and reload need root, the daemon's own user, or membership of its control-group"
+        return "permission denied: check, reload, hold and unhold need root, the daemon's own user, or membership of its control-group"
     case .invalidConfiguration:
         return "the new configuration is invalid; the running one stays: \((try? parameters.member("reason")?.string()) ?? "")"
+    case .cannotHold:
+        return "cannot hold: \((try? parameters.member("reason")?.string()) ?? "")"
     case .tooManyConnections:
         return "the daemon refused the connection: this user (or everyone together) holds as many control connections as it serves"
     default:

@@ -91,6 +91,7 @@ enum Monitoring {
             case .updateAvailable: notes.append("update available: \(AppTable.versions(app))")
             case .upToDate, .ahead, .unknown: break
             }
+            if let held = AppTable.held(app), app.heldVersion != nil || app.status == .updateRequired { notes.append(held) }
             if app.consecutiveFailures > 0 { notes.append("checks failing (\(app.consecutiveFailures) in a row)") }
             if app.stale { notes.append("information may be outdated") }
             if !notes.isEmpty { lines.append("  \(app.name): \(notes.joined(separator: "; "))") }

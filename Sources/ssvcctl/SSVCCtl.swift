@@ -11,10 +11,10 @@ struct SSVCCtl: ParsableCommand {
             --socket PATH (default /run/ssvc/io.ssvc.Daemon) and --timeout SECONDS may come \
             before or after the subcommand. Exit codes: 0 up to date (also ahead and unknown), \
             10 update available, 11 update required (the worst over the apps shown), 12 no update \
-            but a check failing (status and check), 1 error, 64 usage. \
+            but a check failing (status and check), 1 error, 64 usage. hold and unhold exit 0 once set. \
             ssvcctl --version prints the version.
             """,
-        subcommands: [Status.self, Check.self, Watch.self, Reload.self, Evaluate.self, Motd.self]
+        subcommands: [Status.self, Check.self, Watch.self, Reload.self, HoldCommand.self, UnholdCommand.self, Evaluate.self, Motd.self]
     )
 
     static func main() {

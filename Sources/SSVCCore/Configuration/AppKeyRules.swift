@@ -12,6 +12,7 @@ public enum AppKeyRules {
     public static let formatKeys: [(key: String, format: ResponseFormat)] = [
         ("include-prereleases", .github), ("tag-prefix", .github), ("tag-pattern", .github),
         ("version-pointer", .json), ("date-pointer", .json), ("minimum-version-pointer", .json), ("url-pointer", .json),
+        ("rollout-percentage-pointer", .json),
         ("min-release-age-days", .itunes),
     ]
 
@@ -20,6 +21,14 @@ public enum AppKeyRules {
     public static func formatProblem(key: String, format: ResponseFormat) -> String? {
         guard let owner = formatKeys.first(where: { $0.key == key })?.format, owner != format else { return nil }
         return "applies to format \(owner.rawValue) only"
+    }
+
+    /// Why `text` will not do as `max-version` or one of `ignore-versions`:
+    /// it is no version under the app's scheme, or no version string.
+    public static func versionLimitProblem(_ text: String, scheme: VersionScheme) -> String? {
+        if let problem = DisplayText.versionProblem(text) { return "not a version string: \(problem)" }
+        do { try scheme.validate(text) } catch { return error.description }
+        return nil
     }
 
     /// Why an app of `format` cannot go without `version-pointer`: `json`

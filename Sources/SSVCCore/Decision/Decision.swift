@@ -14,6 +14,10 @@ public struct Decision: Sendable, Equatable, Codable {
     public var availableSince: Date?
     /// The publisher's rollout window in seconds (`SSVCPhasedRolloutInterval`).
     public var rolloutWindow: UInt64?
+    /// The server's cap on a rollout, 0–100 (`SSVCPhasedRolloutPercentage`,
+    /// `rollout-percentage-pointer`): a machine is offered the version only
+    /// while its position × 100 is below it.
+    public var rolloutPercentage: Double?
     /// Why the decision is weaker than it looks ("running version number unknown").
     public var notes: [String]
     public var description: UpdateDescription?
@@ -22,7 +26,7 @@ public struct Decision: Sendable, Equatable, Codable {
         updateAvailable: Bool = false, updateRequired: Bool = false, ahead: Bool = false, decided: Bool = false,
         latestVersion: String? = nil, latestVersionNumber: UInt64? = nil,
         minimumSupportedVersionNumber: UInt64? = nil, availableSince: Date? = nil, rolloutWindow: UInt64? = nil,
-        notes: [String] = [], description: UpdateDescription? = nil
+        rolloutPercentage: Double? = nil, notes: [String] = [], description: UpdateDescription? = nil
     ) {
         self.updateAvailable = updateAvailable
         self.updateRequired = updateRequired
@@ -33,6 +37,7 @@ public struct Decision: Sendable, Equatable, Codable {
         self.minimumSupportedVersionNumber = minimumSupportedVersionNumber
         self.availableSince = availableSince
         self.rolloutWindow = rolloutWindow
+        self.rolloutPercentage = rolloutPercentage
         self.notes = notes
         self.description = description
     }

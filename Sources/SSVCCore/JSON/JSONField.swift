@@ -60,6 +60,17 @@ public struct JSONField: Sendable {
         return number
     }
 
+    /// A rollout percentage: a JSON number from 0 to 100, fractions
+    /// allowed. A number too large for a Double (`1e400`) is refused, not
+    /// read as infinity.
+    public func percentage() throws(DocumentError) -> Double {
+        guard case let .number(text) = value else { throw mismatch("a number from 0 to 100") }
+        guard let number = Double(text), number.isFinite, (0...100).contains(number) else {
+            throw invalid("\(value.summary) is not a percentage from 0 to 100")
+        }
+        return number
+    }
+
     /// A boolean written as `true`/`false` or as the numbers `0`/`1`.
     public func flag() throws(DocumentError) -> Bool {
         switch value {

@@ -37,11 +37,20 @@ public enum PhasedRollout {
         }
     }
 
-    /// What an app's status is after phasing: the decision in force and,
-    /// while a newer version waits for this machine's turn, that offer.
+    /// What an app's status is after phasing and the machine's limits:
+    /// the decision in force and, while a newer version waits for this
+    /// machine's turn, that offer; or, while a hold or a limit keeps it
+    /// back, what it is and what keeps it.
     public struct Settled: Sendable, Equatable {
         public var decision: Decision
         public var pending: PhasedOffer?
+        public var held: HeldBack?
+
+        public init(decision: Decision, pending: PhasedOffer? = nil, held: HeldBack? = nil) {
+            self.decision = decision
+            self.pending = pending
+            self.held = held
+        }
     }
 
     /// The machine's place in the rollout of `version` of `app`.
@@ -77,46 +86,72 @@ public enum PhasedRollout {
     /// The decision in force at `now` for a document that decided
     /// `document`.
     ///
-    /// | situation                                              | in force        | pending |
-    /// |--------------------------------------------------------|-----------------|---------|
-    /// | no newer version, or it is required                    | `document`      | none    |
-    /// | no settings, or a window of 0                          | `document`      | none    |
-    /// | `offered` already offers this version                  | `document`      | none    |
-    /// | `now` ≥ T + p × W (a late first check included)        | `document`      | none    |
-    /// | otherwise                                              | held back       | offer   |
+    /// | situation                                              | in force        | pending | held |
+    /// |--------------------------------------------------------|-----------------|---------|------|
+    /// | no newer version                                       | `document`      | none    | none |
+    /// | a required update (a limit that would keep it noted)   | `document`      | none    | none |
+    /// | a hold or a limit keeps the version back               | held back       | none    | it   |
+    /// | no settings, or neither a window nor a cap             | `document`      | none    | none |
+    /// | `offered` already offers this version                  | `document`      | none    | none |
+    /// | `now` ≥ T + p × W (a late first check included), and p × 100 < the cap | `document` | none | none |
+    /// | otherwise                                              | held back       | offer   | none |
     ///
     /// T is the document's date, else `firstSeen`; W the app's window,
-    /// else the document's. Held back is `offered` when it offers an older
-    /// update (an offer is never withdrawn while the machine runs the
-    /// version it was made to), else up to date. `offered` is the decision
-    /// in force before, for the same running version; nil when there was
-    /// none or the running version changed.
+    /// else the document's (none: T); the cap is the document's
+    /// `rolloutPercentage` (100 or none: no cap). Held back is `offered`
+    /// when it offers an older update that the limits allow (a phased
+    /// offer is never withdrawn while the machine runs the version it was
+    /// made to; a hold set since does withdraw it), else up to date.
+    /// `offered` is the decision in force before, for the same running
+    /// version; nil when there was none or the running version changed.
+    /// `previouslyHeld` keeps the time a version was first kept back.
     public static func settle(
-        _ document: Decision, settings: Settings?, firstSeen: Date, offered: Decision?, now: Date
+        _ document: Decision, settings: Settings?, limits: VersionLimits? = nil, firstSeen: Date, offered: Decision?,
+        previouslyHeld: HeldBack? = nil, now: Date
     ) -> Settled {
-        guard document.updateAvailable, !document.updateRequired, let settings, let version = version(of: document) else {
-            return Settled(decision: document, pending: nil)
+        guard document.updateAvailable, let version = version(of: document) else { return Settled(decision: document) }
+        let keptBy = limits?.keepsBack(document)
+        if document.updateRequired {
+            var required = document
+            if let keptBy, let limits { required.notes.append("required: \(limits.named(keptBy)) does not defer it") }
+            return Settled(decision: required)
         }
+        if let keptBy {
+            let allowed = offered.flatMap { offered in
+                offered.status == .updateAvailable && limits?.keepsBack(offered) == nil ? offered : nil
+            }
+            let since = previouslyHeld.flatMap { $0.version == version && $0.by == keptBy ? $0.since : nil } ?? now
+            return Settled(
+                decision: heldBack(document, offered: allowed), held: HeldBack(version: version, by: keptBy, since: since, decision: document)
+            )
+        }
+        guard let settings else { return Settled(decision: document) }
         let window = settings.window(for: document)
-        guard window > 0 else { return Settled(decision: document, pending: nil) }
+        let cap = document.rolloutPercentage.flatMap { $0 < 100 ? $0 : nil }
+        guard window > 0 || cap != nil else { return Settled(decision: document) }
         if let offered, offered.updateAvailable, Self.version(of: offered) == version {
-            return Settled(decision: document, pending: nil)
+            return Settled(decision: document)
         }
         // Whole seconds, as the state file stores times: an offer settled
         // again after a restart lands on the very time it was stored with.
         let announced = Self.wholeSeconds(document.availableSince ?? firstSeen)
         let position = settings.position(for: version)
         let offerAt = min(Self.wholeSeconds(announced.addingTimeInterval(position * window), up: true), latestOffer)
-        guard now < offerAt else { return Settled(decision: document, pending: nil) }
-        var held: Decision
-        if let offered, offered.status == .updateAvailable {
-            held = offered
-        } else {
-            held = Decision(decided: true, minimumSupportedVersionNumber: document.minimumSupportedVersionNumber)
-        }
+        let offer = PhasedOffer(
+            version: version, announcedAt: announced, window: window, position: position, offerAt: offerAt, cap: cap, decision: document
+        )
+        guard now < offerAt || offer.capped else { return Settled(decision: document) }
+        let inForce = offered.flatMap { $0.status == .updateAvailable ? $0 : nil }
+        return Settled(decision: heldBack(document, offered: inForce), pending: offer)
+    }
+
+    /// The decision in force while the version `document` names waits:
+    /// `offered` when it offers an older update, else up to date.
+    private static func heldBack(_ document: Decision, offered: Decision?) -> Decision {
+        var held = offered ?? Decision(decided: true, minimumSupportedVersionNumber: document.minimumSupportedVersionNumber)
         held.rolloutWindow = nil
-        let offer = PhasedOffer(version: version, announcedAt: announced, window: window, position: position, offerAt: offerAt, decision: document)
-        return Settled(decision: held, pending: offer)
+        held.rolloutPercentage = nil
+        return held
     }
 }
 
@@ -132,15 +167,42 @@ public struct PhasedOffer: Sendable, Equatable, Codable {
     public var position: Double
     /// T + p × W.
     public var offerAt: Date
-    /// The document's decision, in force from `offerAt`.
+    /// The server's cap in force when the offer was settled, below 100;
+    /// nil: none.
+    public var cap: Double?
+    /// The document's decision, in force from `offerAt` once p × 100 is
+    /// below the cap.
     public var decision: Decision
 
-    public init(version: String, announcedAt: Date, window: TimeInterval, position: Double, offerAt: Date, decision: Decision) {
+    public init(
+        version: String, announcedAt: Date, window: TimeInterval, position: Double, offerAt: Date, cap: Double? = nil, decision: Decision
+    ) {
         self.version = version
         self.announcedAt = announcedAt
         self.window = window
         self.position = position
         self.offerAt = offerAt
+        self.cap = cap
         self.decision = decision
     }
+
+    /// The server's cap holds the offer: only a later document that
+    /// raises it can make it, so no timer waits for it.
+    public var capped: Bool {
+        cap.map { position * 100 >= $0 } ?? false
+    }
+
+    /// The percentage the rollout must pass for this machine: its
+    /// position × 100.
+    public var percentageNeeded: Double { position * 100 }
+
+    /// The whole percentage the server's cap must reach for this machine:
+    /// the next above its position × 100, at most 100.
+    public static func percentageToReach(_ needed: Double) -> Int {
+        guard needed.isFinite else { return 100 }
+        return min(Int(max(needed, 0).rounded(.down)) + 1, 100)
+    }
+
+    /// When the offer is made, if time alone decides it: nil while capped.
+    public var dueAt: Date? { capped ? nil : offerAt }
 }

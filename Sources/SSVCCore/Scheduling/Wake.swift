@@ -19,9 +19,10 @@ public struct Wake: Sendable, Equatable {
 
     /// The earlier of the planned check and the pending offer (the offer
     /// on a tie, so that a check at the same instant sees it made); nil
-    /// when there is neither (manual checks only, nothing pending).
+    /// when there is neither (manual checks only, nothing pending). An
+    /// offer the server's cap holds has no time: only a check can make it.
     public static func next(check: NextCheck, offer: PhasedOffer?) -> Wake? {
-        switch (check.at, offer?.offerAt) {
+        switch (check.at, offer?.dueAt) {
         case (nil, nil): nil
         case let (at?, nil): Wake(at: at, reason: .check)
         case let (nil, offerAt?): Wake(at: offerAt, reason: .offer)

@@ -12,11 +12,14 @@ extension AppState {
     /// read) is recorded, and a check that sent a request counts toward the
     /// minimum interval. The next check follows from `history`.
     ///
-    /// A success's decision is phased under `rollout` (`PhasedRollout`):
-    /// a newer version may wait in `pending` while the decision before it
-    /// stays in force. A failure leaves a pending offer as it was.
+    /// A success's decision is phased under `rollout` (`PhasedRollout`)
+    /// and held under `limits`: a newer version may wait in `pending`, or
+    /// be kept back in `held`, while the decision before it stays in
+    /// force. A failure leaves a pending offer and a kept-back version as
+    /// they were.
     public func recording(
-        _ outcome: CheckOutcome, running: RunningVersion?, at time: Date, rollout: PhasedRollout.Settings? = nil
+        _ outcome: CheckOutcome, running: RunningVersion?, at time: Date, rollout: PhasedRollout.Settings? = nil,
+        limits: VersionLimits? = nil
     ) -> AppState {
         var next = self
         next.lastCheck = time
@@ -42,10 +45,11 @@ extension AppState {
             // What was in force holds only for the version it was decided for.
             let inForce = running.map { $0.key == currentVersion } ?? false ? decision : nil
             let settled = PhasedRollout.settle(
-                document, settings: rollout, firstSeen: firstSeen, offered: inForce, now: time
+                document, settings: rollout, limits: limits, firstSeen: firstSeen, offered: inForce, previouslyHeld: held, now: time
             )
             next.decision = settled.decision
             next.pending = settled.pending
+            next.held = settled.held
             next.signature = signature
             if let signedAt = signature?.signedAt, signedAt > (next.newestSignatureTime ?? .distantPast) {
                 next.newestSignatureTime = signedAt

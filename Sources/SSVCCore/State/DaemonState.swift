@@ -46,6 +46,11 @@ public struct AppState: Sendable, Equatable, Codable {
     /// A newer version phased in later on this machine; `decision` is the
     /// one in force until `offerAt`.
     public var pending: PhasedOffer?
+    /// `ssvcctl hold`: no offer above its version until `unhold`.
+    public var hold: Hold?
+    /// A newer version a hold or a limit keeps back; `decision` is the
+    /// one in force meanwhile.
+    public var held: HeldBack?
     /// The latest version a document named, and when this machine first
     /// saw it: a phased rollout's start when the document has no date.
     public var latestSeen: SeenVersion?
@@ -63,25 +68,39 @@ public struct AppState: Sendable, Equatable, Codable {
     }
 
     /// The state once its pending offer is made, at or after its time;
-    /// nil before then or when nothing is pending.
+    /// nil before then, while the server's cap holds it, or when nothing
+    /// is pending.
     public func offering(at now: Date) -> AppState? {
-        guard let pending, now >= pending.offerAt else { return nil }
+        guard let pending, let due = pending.dueAt, now >= due else { return nil }
         var next = self
         next.decision = pending.decision
         next.pending = nil
         return next
     }
 
-    /// The pending offer settled again under `rollout` (the configuration
-    /// changed): made now when its new time has come, moved otherwise.
-    /// Nothing else changes: an offer already made is never withdrawn.
-    public func resettled(_ rollout: PhasedRollout.Settings?, now: Date) -> AppState {
-        guard let pending else { return self }
-        let settled = PhasedRollout.settle(pending.decision, settings: rollout, firstSeen: pending.announcedAt, offered: decision, now: now)
+    /// The last document's decision settled again under `rollout` and
+    /// `limits` (the configuration or the hold changed, or the daemon
+    /// started): a pending offer is made now when its new time has come,
+    /// or moved; a version a limit kept back is offered (or phased) once
+    /// nothing keeps it back; one a new limit keeps back is withdrawn.
+    /// An offer a phased rollout made is never withdrawn by the rollout.
+    public func resettled(_ rollout: PhasedRollout.Settings?, limits: VersionLimits? = nil, now: Date) -> AppState {
+        guard let document = held?.decision ?? pending?.decision ?? decision else { return self }
+        let version = PhasedRollout.version(of: document)
+        let firstSeen = pending?.announcedAt ?? version.flatMap(seenAt) ?? now
+        let settled = PhasedRollout.settle(
+            document, settings: rollout, limits: limits, firstSeen: firstSeen, offered: decision, previouslyHeld: held, now: now
+        )
         var next = self
         next.decision = settled.decision
         next.pending = settled.pending
+        next.held = settled.held
         return next
+    }
+
+    /// When this machine first saw `version`, if it remembers.
+    func seenAt(_ version: String) -> Date? {
+        (seen ?? latestSeen.map { [$0] } ?? []).first { $0.version == version }?.at
     }
 
     public var history: CheckHistory {

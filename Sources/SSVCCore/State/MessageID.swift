@@ -10,6 +10,10 @@ public enum MessageID: String, Sendable, CaseIterable {
     case configurationError = "913ae7582dd54f7fa83a5a53dc110921"
     case signatureRejected = "11c9caee148449df912c3fbf98de4880"
     case hookFailed = "7bd170dae754492bb31680072d954a52"
+    /// `ssvcctl hold` set a hold, or `unhold` lifted it.
+    case holdChanged = "871f1d8b6309476099f00bb7288a5da3"
+    /// A hold, `max-version` or `ignore-versions` kept a newer version back for the first time.
+    case versionHeld = "38c8d7e0398d4fd99d51005ecdb48f2a"
 
     /// The entry kind for a check that concluded `status`.
     public static func forCheck(_ status: UpdateStatus) -> MessageID {

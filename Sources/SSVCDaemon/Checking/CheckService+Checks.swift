@@ -38,7 +38,7 @@ extension CheckService {
         guard !Task.isCancelled, self.app(named: name) != nil else { return }
 
         let after = (state.apps[name] ?? AppState()).recording(
-            result.outcome, running: result.running, at: started, rollout: rollout(for: app)
+            result.outcome, running: result.running, at: started, rollout: rollout(for: app), limits: limits(for: app)
         )
         var notices: [MessageNotice] = []
         if case let .success(evaluation, _, _, _, _) = result.outcome { notices = Self.coalesced(evaluation.messages) }

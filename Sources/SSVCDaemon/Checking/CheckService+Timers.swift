@@ -18,6 +18,13 @@ extension CheckService {
         )
     }
 
+    /// What keeps versions back for the app: its keys and its hold.
+    func limits(for app: AppConfiguration) -> VersionLimits {
+        VersionLimits(
+            maxVersion: app.maxVersion, ignoreVersions: app.ignoreVersions, hold: state.apps[app.name]?.hold, scheme: app.versionScheme
+        )
+    }
+
     /// Plans the app's next check and sets its timer.
     func arm(_ name: String, atStart: Bool) {
         guard !stopping, let app = app(named: name) else {
@@ -72,28 +79,36 @@ extension CheckService {
         record(app, before: before, change: .offer(offer), at: now)
     }
 
-    /// Settles every pending offer under the configuration in force (at
-    /// start and after a reload: the window or the pin may have changed).
-    /// An offer whose time has now come is made and reported.
+    /// Settles every app's last decision under the configuration in
+    /// force (at start and after a reload: the window, the pin or the
+    /// limits may have changed). An offer whose time has now come is made,
+    /// a version a limit now keeps back is withdrawn, one no limit keeps
+    /// back any more is offered; each is reported.
     func settleOffers() {
+        for app in configuration.apps { settle(app, change: .limits) }
+    }
+
+    /// Settles `app`'s last decision again, reporting what changed as
+    /// `change` (a pending offer made is reported as an offer).
+    func settle(_ app: AppConfiguration, change: Reporter.HoldChange) {
         let now = runtime.clock.now
-        for app in configuration.apps {
-            guard let before = state.apps[app.name], let offer = before.pending else { continue }
-            let after = before.resettled(rollout(for: app), now: now)
-            guard after != before else { continue }
-            state.apps[app.name] = after
-            armTimer(app.name)
-            if after.pending == nil {
-                // Made now, or at its time if that passed while ssvcd was stopped.
-                var made = offer
-                made.offerAt = min(offer.offerAt, now)
-                record(app, before: before, change: .offer(made), at: now)
-            } else {
-                // Through the batched writer: a reload that moves a thousand
-                // offers writes the files once.
-                statusChanged()
-                writer.changed()
-            }
+        guard let before = state.apps[app.name] else { return }
+        let after = before.resettled(rollout(for: app), limits: limits(for: app), now: now)
+        guard after != before || change != .limits else { return }
+        state.apps[app.name] = after
+        armTimer(app.name)
+        if let offer = before.pending, after.pending == nil, after.held == nil, after.decision == offer.decision, change == .limits {
+            // Made now, or at its time if that passed while ssvcd was stopped.
+            var made = offer
+            made.offerAt = min(offer.offerAt, now)
+            record(app, before: before, change: .offer(made), at: now)
+        } else if after.decision != before.decision || after.held != before.held || change != .limits {
+            record(app, before: before, change: .hold(change), at: now)
+        } else {
+            // Through the batched writer: a reload that moves a thousand
+            // offers writes the files once.
+            statusChanged()
+            writer.changed()
         }
     }
 }

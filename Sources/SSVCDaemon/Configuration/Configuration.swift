@@ -82,6 +82,10 @@ public struct AppConfiguration: Sendable, Equatable {
     public var signature: SignatureRequirement?
     /// `phased-rollout-seconds`: the rollout window; nil: the document's.
     public var phasedRolloutSeconds: Int?
+    /// `max-version`: no offer above it, in the app's scheme.
+    public var maxVersion: String?
+    /// `ignore-versions`: versions never offered.
+    public var ignoreVersions: [String]
     /// `github`'s tag rules and `json`'s pointers.
     public var formatSettings: FormatSettings
     /// The file it was read from, for messages.

@@ -10,7 +10,7 @@ extension ConfigurationLoader {
         "proxy", "bearer-token-file", "bearer-token-credential", "headers", "client-certificate", "client-key",
         "client-key-credential", "public-keys", "signature-url", "max-signature-age-days", "phased-rollout-seconds",
         "version-package", "include-prereleases", "tag-prefix", "tag-pattern", "version-pointer", "date-pointer",
-        "minimum-version-pointer", "url-pointer",
+        "minimum-version-pointer", "url-pointer", "rollout-percentage-pointer", "max-version", "ignore-versions",
     ]
 
     /// Headers an app may not set: the request's framing, its target, and
@@ -93,6 +93,16 @@ extension ConfigurationLoader {
         let schedule = try reader.choice("schedule", Schedule.self) ?? .daily
         let versionNumber = try reader.integer("version-number", in: ConfigurationLimits.versionNumber).map(UInt64.init)
         let appID = try reader.string("app-id") ?? name
+        func limit(_ key: String, _ text: String) throws(ConfigurationError) -> String {
+            if let problem = AppKeyRules.versionLimitProblem(text, scheme: scheme) { throw reader.error(key, problem) }
+            return text
+        }
+        var maxVersion: String?
+        if let text = try reader.string("max-version") { maxVersion = try limit("max-version", text) }
+        var ignoreVersions: [String] = []
+        for (index, text) in (try reader.stringArray("ignore-versions") ?? []).enumerated() {
+            ignoreVersions.append(try limit("ignore-versions[\(index)]", text))
+        }
         if let problem = AppKeyRules.appIDProblem(appID, format: format) { throw reader.error("app-id", problem) }
         return AppConfiguration(
             name: name, url: url, format: format,
@@ -112,6 +122,8 @@ extension ConfigurationLoader {
             clientIdentity: try clientIdentity(reader, environment: environment),
             signature: try signatureRequirement(reader, url: url),
             phasedRolloutSeconds: try reader.integer("phased-rollout-seconds", in: ConfigurationLimits.rolloutSeconds),
+            maxVersion: maxVersion,
+            ignoreVersions: ignoreVersions,
             formatSettings: try formatSettings(reader, format: format),
             source: file
         )
@@ -163,7 +175,7 @@ extension ConfigurationLoader {
             if let version {
                 settings.pointers = PointerDocument.Settings(
                     version: version, date: try pointer("date-pointer"), minimumVersion: try pointer("minimum-version-pointer"),
-                    url: try pointer("url-pointer")
+                    url: try pointer("url-pointer"), rolloutPercentage: try pointer("rollout-percentage-pointer")
                 )
             }
         }

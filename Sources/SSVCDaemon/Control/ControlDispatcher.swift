@@ -35,7 +35,7 @@ public struct ControlDispatcher: Sendable {
             if request.method.mutates, peer?.isAllowed(group: service.controlSettings.current.controlGroup) != true {
                 answer = .reply(VarlinkError.permissionDenied.reply)
             } else {
-                answer = await dispatch(request, more: more)
+                answer = await dispatch(request, more: more, caller: peer?.uid)
             }
             if oneway, case .reply = answer { return Answer.none }
             return answer
@@ -43,7 +43,7 @@ public struct ControlDispatcher: Sendable {
     }
 
     /// Runs one permitted request.
-    private func dispatch(_ request: ControlRequest, more: Bool) async -> Answer {
+    private func dispatch(_ request: ControlRequest, more: Bool, caller: UInt32?) async -> Answer {
         switch request {
         case .getInfo:
             return reply(ServiceInfo())
@@ -74,6 +74,18 @@ public struct ControlDispatcher: Sendable {
             } catch {
                 return .reply(VarlinkError.invalidConfiguration(error.description).reply)
             }
+        case let .hold(app, version):
+            do {
+                return reply(["app": try await service.hold(app, at: version, caller: caller)])
+            } catch {
+                switch error {
+                case .noSuchApp: return .reply(VarlinkError.noSuchApp(app).reply)
+                case let .cannot(reason): return .reply(VarlinkError.cannotHold(reason).reply)
+                }
+            }
+        case let .unhold(app):
+            guard let status = await service.unhold(app, caller: caller) else { return .reply(VarlinkError.noSuchApp(app).reply) }
+            return reply(["app": status])
         }
     }
 

@@ -20,7 +20,13 @@ struct CheckJournal: Sendable {
         if let latest = state.decision?.latestVersion { metadata["SSVC_LATEST_VERSION"] = "\(latest)" }
         if let pending = state.pending {
             metadata["SSVC_PENDING_VERSION"] = "\(pending.version)"
-            metadata["SSVC_PHASED_OFFER_AT"] = "\(RFC3339.format(pending.offerAt))"
+            if let due = pending.dueAt { metadata["SSVC_PHASED_OFFER_AT"] = "\(RFC3339.format(due))" }
+            if let cap = pending.cap { metadata["SSVC_ROLLOUT_PERCENTAGE"] = "\(cap)" }
+        }
+        if let hold = state.hold { metadata["SSVC_HOLD"] = "\(hold.version)" }
+        if let held = state.held {
+            metadata["SSVC_HELD_VERSION"] = "\(held.version)"
+            metadata["SSVC_HELD_BY"] = "\(held.by.rawValue)"
         }
         return metadata
     }
@@ -48,14 +54,16 @@ struct CheckJournal: Sendable {
             }
             let current = state.currentVersion ?? "?"
             let latest = decision.latestVersion ?? decision.latestVersionNumber.map(String.init) ?? "?"
-            let phased = state.pending.map { "; \($0.version) phased: offered here at \(RFC3339.format($0.offerAt))" } ?? ""
+            let phased = state.pending.map { "; \($0.version) phased: \(Self.waiting($0))" } ?? ""
+            let held = state.held.map { "; \($0.version) kept back by \($0.by.rawValue)" } ?? ""
             switch decision.status {
             case .updateRequired:
-                logger.warning("\(app.name): update required: \(current) → \(latest)", metadata: metadata)
+                let note = decision.note.map { " (\($0))" } ?? ""
+                logger.warning("\(app.name): update required: \(current) → \(latest)\(note)", metadata: metadata)
             case .updateAvailable:
-                logger.notice("\(app.name): update available: \(current) → \(latest)\(phased)", metadata: metadata)
+                logger.notice("\(app.name): update available: \(current) → \(latest)\(phased)\(held)", metadata: metadata)
             case .upToDate:
-                logger.info("\(app.name): up to date (\(current))\(phased)", metadata: metadata)
+                logger.info("\(app.name): up to date (\(current))\(phased)\(held)", metadata: metadata)
             case .ahead:
                 logger.info("\(app.name): ahead of the server (\(current), server has \(latest))", metadata: metadata)
             case .unknown:
@@ -75,6 +83,63 @@ struct CheckJournal: Sendable {
         let current = state.currentVersion ?? "?"
         logger.notice(
             "\(app.name): update available: \(current) → \(offer.version) (phased rollout: offered here from \(RFC3339.format(offer.offerAt)))",
+            metadata: metadata
+        )
+    }
+
+    /// "offered here at <time>", or, while the server's cap holds it,
+    /// "waiting for the rollout to reach 62 %".
+    static func waiting(_ offer: PhasedOffer) -> String {
+        guard let due = offer.dueAt else {
+            return "waiting for the rollout to reach \(PhasedOffer.percentageToReach(offer.percentageNeeded)) %"
+        }
+        return "offered here at \(RFC3339.format(due))"
+    }
+
+    /// A hold set or lifted, or the limits changed (which says nothing of
+    /// its own: a version it keeps back is told by `keptBack`).
+    func hold(_ report: AppReport, change: Reporter.HoldChange) {
+        let app = report.app
+        var metadata = fields(report)
+        metadata["MESSAGE_ID"] = "\(MessageID.holdChanged.rawValue)"
+        let by = { (caller: UInt32?) in caller.map { " (by uid \($0))" } ?? "" }
+        switch change {
+        case let .set(hold, caller):
+            if let caller { metadata["SSVC_CALLER_UID"] = "\(caller)" }
+            logger.notice(
+                "\(app.name): held at \(hold.version)\(by(caller)): nothing newer is offered until ssvcctl unhold \(app.name)",
+                metadata: metadata
+            )
+        case let .lifted(hold, caller):
+            if let caller { metadata["SSVC_CALLER_UID"] = "\(caller)" }
+            metadata["SSVC_HOLD"] = "\(hold.version)"
+            logger.notice("\(app.name): hold at \(hold.version) lifted\(by(caller))", metadata: metadata)
+        case .limits:
+            break
+        }
+    }
+
+    /// A newer version kept back for the first time, and by what.
+    func keptBack(_ report: AppReport, held: HeldBack) {
+        var metadata = fields(report)
+        metadata["MESSAGE_ID"] = "\(MessageID.versionHeld.rawValue)"
+        let limits = VersionLimits(
+            maxVersion: report.app.maxVersion, ignoreVersions: report.app.ignoreVersions, hold: report.state.hold,
+            scheme: report.app.versionScheme
+        )
+        logger.notice(
+            "\(report.app.name): \(held.version) kept back by \(limits.named(held.by)); running \(report.state.currentVersion ?? "?")",
+            metadata: metadata
+        )
+    }
+
+    /// Nothing keeps `was` back any more: a hold was lifted, a limit
+    /// changed, or the server moved on.
+    func noLongerKeptBack(_ report: AppReport, was: HeldBack) {
+        var metadata = fields(report)
+        metadata["MESSAGE_ID"] = "\(MessageID.versionHeld.rawValue)"
+        logger.info(
+            "\(report.app.name): \(was.version) no longer kept back (\(was.by.rawValue)); status \(report.status.rawValue)",
             metadata: metadata
         )
     }

@@ -15,6 +15,17 @@ final class Reporter {
         case check(CheckOutcome, notices: [MessageNotice])
         /// A phased offer's time came: the decision it held is now in force.
         case offer(PhasedOffer)
+        /// A hold was set or lifted, or the limits changed: what the app is
+        /// offered was settled again.
+        case hold(HoldChange)
+    }
+
+    /// Why an app's limits changed; `caller` is the uid that asked.
+    enum HoldChange: Equatable {
+        case set(Hold, caller: UInt32?)
+        case lifted(Hold, caller: UInt32?)
+        /// A reload or the start put the configuration's limits in force.
+        case limits
     }
 
     private let journal: CheckJournal
@@ -54,6 +65,14 @@ final class Reporter {
         case let .offer(offer):
             kind = .offer
             journal.offer(report, offer: offer)
+        case let .hold(holdChange):
+            kind = .hold
+            journal.hold(report, change: holdChange)
+        }
+        if let held = report.state.held, held.version != before.held?.version || held.by != before.held?.by {
+            journal.keptBack(report, held: held)
+        } else if let was = before.held, report.state.held == nil, report.state.currentVersion == before.currentVersion {
+            journal.noLongerKeptBack(report, was: was)
         }
         runHooks(report, before: before, notices: notices)
         if !watchers.isEmpty {

@@ -12,12 +12,18 @@ public struct PointerDocument: Sendable, Equatable {
         public var minimumVersion: JSONPointer?
         /// Where the version is: the target URL.
         public var url: JSONPointer?
+        /// The publisher's cap on a phased rollout, 0–100.
+        public var rolloutPercentage: JSONPointer?
 
-        public init(version: JSONPointer, date: JSONPointer? = nil, minimumVersion: JSONPointer? = nil, url: JSONPointer? = nil) {
+        public init(
+            version: JSONPointer, date: JSONPointer? = nil, minimumVersion: JSONPointer? = nil, url: JSONPointer? = nil,
+            rolloutPercentage: JSONPointer? = nil
+        ) {
             self.version = version
             self.date = date
             self.minimumVersion = minimumVersion
             self.url = url
+            self.rolloutPercentage = rolloutPercentage
         }
     }
 
@@ -25,6 +31,7 @@ public struct PointerDocument: Sendable, Equatable {
     public var date: Date?
     public var minimumVersion: String?
     public var url: String?
+    public var rolloutPercentage: Double?
 
     /// Reads the values the pointers refer to. A pointer that refers to
     /// nothing, or to a value of the wrong type, rejects the document with
@@ -53,6 +60,10 @@ public struct PointerDocument: Sendable, Equatable {
                 guard let date = field("date-pointer", pointer) else { throw nothing("date-pointer", pointer) }
                 self.date = try Self.time(date)
             }
+            if let pointer = settings.rolloutPercentage {
+                guard let cap = field("rollout-percentage-pointer", pointer) else { throw nothing("rollout-percentage-pointer", pointer) }
+                rolloutPercentage = try cap.percentage()
+            }
         } catch {
             throw .invalid(error)
         }
@@ -74,7 +85,7 @@ public struct PointerDocument: Sendable, Equatable {
     /// app's scheme; below the minimum version is required.
     public func decide(for context: EvaluationContext) throws(ResponseError) -> Decision {
         var decision = Decision(
-            decided: true, latestVersion: version, availableSince: date,
+            decided: true, latestVersion: version, availableSince: date, rolloutPercentage: rolloutPercentage,
             description: url.map { UpdateDescription(targetUrl: $0) }
         )
         let scheme = context.running.scheme

@@ -13,6 +13,7 @@ public struct SSVCResponse: Sendable, Equatable {
         public static let updateRequired = "SSVCUpdateRequired"
         public static let updateAvailableSince = "SSVCUpdateAvailableSince"
         public static let phasedRolloutInterval = "SSVCPhasedRolloutInterval"
+        public static let phasedRolloutPercentage = "SSVCPhasedRolloutPercentage"
     }
 
     /// SSVC's "no version key" placeholder.
@@ -29,11 +30,14 @@ public struct SSVCResponse: Sendable, Equatable {
     public var draftUpdateRequired: Bool?
     /// The publisher's rollout window, in seconds.
     public var phasedRolloutInterval: UInt64?
+    /// The publisher's cap on the rollout, 0–100.
+    public var phasedRolloutPercentage: Double?
 
     public init(
         minimumSupportedVersionNumber: UInt64? = nil, availableSince: UInt64? = nil,
         latestVersionKey: String? = nil, latestVersionNumber: UInt64? = nil,
-        draftUpdateAvailable: Bool? = nil, draftUpdateRequired: Bool? = nil, phasedRolloutInterval: UInt64? = nil
+        draftUpdateAvailable: Bool? = nil, draftUpdateRequired: Bool? = nil, phasedRolloutInterval: UInt64? = nil,
+        phasedRolloutPercentage: Double? = nil
     ) {
         self.minimumSupportedVersionNumber = minimumSupportedVersionNumber
         self.availableSince = availableSince
@@ -42,6 +46,7 @@ public struct SSVCResponse: Sendable, Equatable {
         self.draftUpdateAvailable = draftUpdateAvailable
         self.draftUpdateRequired = draftUpdateRequired
         self.phasedRolloutInterval = phasedRolloutInterval
+        self.phasedRolloutPercentage = phasedRolloutPercentage
     }
 
     /// Reads a response body. A value of the wrong type anywhere rejects the
@@ -65,6 +70,7 @@ public struct SSVCResponse: Sendable, Equatable {
                 }
                 phasedRolloutInterval = seconds
             }
+            phasedRolloutPercentage = try root.member(Key.phasedRolloutPercentage)?.percentage()
         } catch {
             throw .invalid(error)
         }
@@ -98,7 +104,7 @@ public struct SSVCResponse: Sendable, Equatable {
             latestVersionNumber: latestVersionNumber == 0 ? nil : latestVersionNumber,
             minimumSupportedVersionNumber: minimumSupportedVersionNumber == 0 ? nil : minimumSupportedVersionNumber,
             availableSince: availableSince.map { Date(timeIntervalSince1970: TimeInterval($0)) },
-            rolloutWindow: phasedRolloutInterval
+            rolloutWindow: phasedRolloutInterval, rolloutPercentage: phasedRolloutPercentage
         )
         if let latest = decision.latestVersionNumber, let current = running.number {
             decision.decided = true

@@ -1,0 +1,49 @@
+import FoundationEssentials
+import SSVCControl
+import SSVCCore
+
+/// `ssvcctl hold` and `unhold`: a hold set at run time, kept in the state
+/// file, that offers an app nothing above one version (SPEC §14).
+extension CheckService {
+    /// Why a hold cannot be set.
+    public enum HoldRefusal: Error {
+        case noSuchApp
+        case cannot(String)
+    }
+
+    /// Holds `name` at `version`, else at the version running now, and
+    /// settles what it is offered at once. Setting a hold again moves it.
+    public func hold(_ name: String, at version: String?, caller: UInt32?) throws(HoldRefusal) -> AppStatus {
+        guard let app = app(named: name) else { throw .noSuchApp }
+        let current = state.apps[name] ?? AppState()
+        let hold: Hold
+        if let version {
+            if let problem = AppKeyRules.versionLimitProblem(version, scheme: app.versionScheme) { throw .cannot(problem) }
+            hold = Hold(version: version, since: runtime.clock.now)
+        } else {
+            guard let running = current.currentVersion, !running.isEmpty else {
+                throw .cannot(
+                    "the running version of \(name) is not known yet (no check has read it): name the version, as in ssvcctl hold \(name) VERSION"
+                )
+            }
+            hold = Hold(version: running, number: current.currentVersionNumber, since: runtime.clock.now)
+        }
+        var next = current
+        next.hold = hold
+        state.apps[name] = next
+        settle(app, change: .set(hold, caller: caller))
+        return report(app, now: runtime.clock.now).appStatus
+    }
+
+    /// Lifts `name`'s hold, if any, and settles what it is offered; nil
+    /// when there is no such app.
+    public func unhold(_ name: String, caller: UInt32?) -> AppStatus? {
+        guard let app = app(named: name) else { return nil }
+        if var next = state.apps[name], let hold = next.hold {
+            next.hold = nil
+            state.apps[name] = next
+            settle(app, change: .lifted(hold, caller: caller))
+        }
+        return report(app, now: runtime.clock.now).appStatus
+    }
+}

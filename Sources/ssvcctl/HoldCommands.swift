@@ -1,0 +1,67 @@
+import ArgumentParser
+import FoundationEssentials
+import SSVCControl
+import SSVCCore
+import SSVCPosix
+
+/// The reply of `Hold` and `Unhold`.
+struct OneApp: Decodable {
+    let app: AppStatus
+}
+
+func decodeApp(_ bytes: [UInt8]) throws -> AppStatus {
+    do {
+        return try JSONDecoder().decode(OneApp.self, from: Data(bytes)).app
+    } catch {
+        StandardError.writeLine("ssvcctl: the daemon sent an unexpected reply: \(error)")
+        throw ExitStatus.failure
+    }
+}
+
+struct HoldCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "hold",
+        abstract: "Offer an app nothing newer than a version until unhold (root or the control-group).",
+        discussion: """
+            Without VERSION the app is held at the version running now. The hold is kept in the state file \
+            across restarts and upgrades; holding again moves it. It defers optional updates only: \
+            a required update still shows, and status still exits 11 for it.
+            """
+    )
+
+    @OptionGroup var client: ClientOptions
+    @Argument(help: "The app.", completion: .custom { AppNames.complete($0, $1, $2) }) var app: String
+    @Argument(help: "No offer above this version, in the app's scheme (default: the running version).") var version: String?
+    @Flag(help: "Print the app as JSON.") var json = false
+
+    func run() throws {
+        var parameters = ["app": app]
+        if let version { parameters["version"] = version }
+        let held = try decodeApp(try request(try client.connect(defaultTimeout: 10), .hold, parameters: parameters))
+        guard !json else {
+            print(ConsoleJSON.text(["app": held]))
+            return
+        }
+        let shown = held.shownToPeople
+        print("\(shown.name) held at \(shown.hold ?? "?")" + (shown.heldVersion.map { "; \($0) is kept back" } ?? ""))
+        print(AppTable.render([held]))
+    }
+}
+
+struct UnholdCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "unhold", abstract: "Lift an app's hold (root or the control-group).")
+
+    @OptionGroup var client: ClientOptions
+    @Argument(help: "The app.", completion: .custom { AppNames.complete($0, $1, $2) }) var app: String
+    @Flag(help: "Print the app as JSON.") var json = false
+
+    func run() throws {
+        let released = try decodeApp(try request(try client.connect(defaultTimeout: 10), .unhold, app: app))
+        guard !json else {
+            print(ConsoleJSON.text(["app": released]))
+            return
+        }
+        print("\(DisplayText.escaped(released.name)) is not held")
+        print(AppTable.render([released]))
+    }
+}
