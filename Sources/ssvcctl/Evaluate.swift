@@ -67,6 +67,15 @@ struct Evaluate: ParsableCommand {
     @Option(help: ArgumentHelp("json: the JSON Pointer to the target URL.", valueName: "pointer"))
     var urlPointer: String?
 
+    @Option(help: ArgumentHelp("json: the JSON Pointer to the publisher's rollout cap, 0 to 100.", valueName: "pointer"))
+    var rolloutPercentagePointer: String?
+
+    @Option(help: ArgumentHelp("Offer nothing above this version, as the app key max-version.", valueName: "key"))
+    var maxVersion: String?
+
+    @Option(help: ArgumentHelp("Never offer this version, as the app key ignore-versions (repeatable).", valueName: "key"))
+    var ignoreVersion: [String] = []
+
     @Option(help: ArgumentHelp("Language code (default: from LC_ALL, LC_MESSAGES, LANG; else en).", valueName: "ll"))
     var language: String?
 
@@ -133,19 +142,22 @@ struct Evaluate: ParsableCommand {
             "include-prereleases": includePrereleases, "tag-prefix": tagPrefix != nil, "tag-pattern": tagPattern != nil,
             "version-pointer": versionPointer != nil, "date-pointer": datePointer != nil,
             "minimum-version-pointer": minimumVersionPointer != nil, "url-pointer": urlPointer != nil,
-            "min-release-age-days": minReleaseAgeDays != nil,
+            "rollout-percentage-pointer": rolloutPercentagePointer != nil, "min-release-age-days": minReleaseAgeDays != nil,
         ]
         for (key, _) in AppKeyRules.formatKeys where given[key] == true {
             try refuse(key, AppKeyRules.formatProblem(key: key, format: format))
         }
         if let tagPattern { try refuse("tag-pattern", AppKeyRules.tagPatternProblem(tagPattern)) }
         let pointers = [("version-pointer", versionPointer), ("date-pointer", datePointer),
-                        ("minimum-version-pointer", minimumVersionPointer), ("url-pointer", urlPointer)]
+                        ("minimum-version-pointer", minimumVersionPointer), ("url-pointer", urlPointer),
+                        ("rollout-percentage-pointer", rolloutPercentagePointer)]
         for case let (key, text?) in pointers {
             do { _ = try JSONPointer(parsing: text) } catch { try refuse(key, error.description) }
         }
         try refuse("version-pointer", AppKeyRules.versionPointerProblem(given: versionPointer != nil, format: format))
         try refuse("app-id", AppKeyRules.appIDProblem(appId, format: format))
+        if let maxVersion { try refuse("max-version", AppKeyRules.versionLimitProblem(maxVersion, scheme: scheme)) }
+        for version in ignoreVersion { try refuse("ignore-version", AppKeyRules.versionLimitProblem(version, scheme: scheme)) }
         if let url { try refuse("url", AppKeyRules.urlProblem(url)) }
         let numbers = [
             ("version-number", versionNumber, ConfigurationLimits.versionNumber),
@@ -200,7 +212,10 @@ struct Evaluate: ParsableCommand {
         let rollout = PhasedRollout.Settings(
             app: appId ?? "", window: phasedRolloutSeconds.map { TimeInterval($0) }, pinnedPosition: rolloutPosition ?? 0, machine: ""
         )
-        let settled = PhasedRollout.settle(evaluation.decision, settings: rollout, firstSeen: context.now, offered: nil, now: context.now)
+        let limits = VersionLimits(maxVersion: maxVersion, ignoreVersions: ignoreVersion, scheme: scheme)
+        let settled = PhasedRollout.settle(
+            evaluation.decision, settings: rollout, limits: limits, firstSeen: context.now, offered: nil, now: context.now
+        )
         let report = EvaluationReport(
             evaluation: evaluation, settled: settled, rollout: rollout, now: context.now, format: format, running: context.running,
             request: url.map { format.requestURL(base: $0, context: context) }, signature: accepted
@@ -262,7 +277,8 @@ struct Evaluate: ParsableCommand {
             github: GitHubReleases.Settings(includePrereleases: includePrereleases, tagPrefix: tagPrefix ?? "v", tagPattern: tagPattern),
             pointers: pointer(versionPointer).map {
                 PointerDocument.Settings(
-                    version: $0, date: pointer(datePointer), minimumVersion: pointer(minimumVersionPointer), url: pointer(urlPointer)
+                    version: $0, date: pointer(datePointer), minimumVersion: pointer(minimumVersionPointer), url: pointer(urlPointer),
+                    rolloutPercentage: pointer(rolloutPercentagePointer)
                 )
             }
         )

@@ -22,6 +22,13 @@ struct EvaluationReport: Encodable {
     /// A newer version phased in later at the given position, and when.
     let pendingVersion: String?
     let offerAt: String?
+    /// The publisher's cap, and the share it must pass for this machine
+    /// while it holds the offer.
+    let rolloutPercentage: Double?
+    let offerAtPercentage: Double?
+    /// A newer version `--max-version` or `--ignore-version` keeps back, and which.
+    let heldVersion: String?
+    let heldBy: String?
     /// The phased rollout of the newer version, when it has a window.
     let rollout: RolloutReport?
 
@@ -73,7 +80,11 @@ struct EvaluationReport: Encodable {
         self.request = request
         self.signature = signature.map { SignatureReport(keyId: $0.keyID, signedAt: $0.signedAt.map(RFC3339.format)) }
         pendingVersion = settled.pending?.version
-        offerAt = settled.pending.map { RFC3339.format($0.offerAt) }
+        offerAt = settled.pending?.dueAt.map(RFC3339.format)
+        rolloutPercentage = evaluation.decision.rolloutPercentage
+        offerAtPercentage = settled.pending.flatMap { $0.capped ? $0.percentageNeeded : nil }
+        heldVersion = settled.held?.version
+        heldBy = settled.held?.by.rawValue
         let document = evaluation.decision
         let window = rollout.window(for: document)
         if document.updateAvailable, !document.updateRequired, window > 0, let version = PhasedRollout.version(of: document) {
@@ -92,7 +103,8 @@ struct EvaluationReport: Encodable {
     private enum CodingKeys: String, CodingKey {
         case status, updateAvailable, updateRequired, currentVersion, currentVersionNumber
         case latestVersion, latestVersionNumber, minimumSupportedVersionNumber, availableSince
-        case note, description, messages, request, signature, pendingVersion, offerAt, rollout
+        case note, description, messages, request, signature, pendingVersion, offerAt, rolloutPercentage, offerAtPercentage
+        case heldVersion, heldBy, rollout
     }
 
     /// Absent values are written as `null` so that every key is always there.
@@ -114,7 +126,19 @@ struct EvaluationReport: Encodable {
         if let signature { try container.encode(signature, forKey: .signature) }
         try container.encode(pendingVersion, forKey: .pendingVersion)
         try container.encode(offerAt, forKey: .offerAt)
+        try container.encode(rolloutPercentage, forKey: .rolloutPercentage)
+        try container.encode(offerAtPercentage, forKey: .offerAtPercentage)
+        try container.encode(heldVersion, forKey: .heldVersion)
+        try container.encode(heldBy, forKey: .heldBy)
         try container.encode(rollout, forKey: .rollout)
+    }
+
+    /// Why the pending version waits: its time, or the publisher's cap.
+    private var waiting: String {
+        if let offerAtPercentage {
+            return "waiting for the rollout to reach \(PhasedOffer.percentageToReach(offerAtPercentage)) % (this machine at \(offerAtPercentage) %)"
+        }
+        return "offered here at \(offerAt ?? "?")"
     }
 
     func json() -> String {
@@ -142,7 +166,9 @@ struct EvaluationReport: Encodable {
             ("target url", description?.targetUrl),
             ("note", note),
             ("request", request),
-            ("phased", pendingVersion.map { "\($0) offered here at \(offerAt ?? "?")" }),
+            ("phased", pendingVersion.map { "\($0) \(waiting)" }),
+            ("rollout cap", rolloutPercentage.map { "\(AppTable.percent($0)) % of machines" }),
+            ("kept back", heldVersion.map { "\($0) by \(heldBy ?? "?")" }),
             ("rollout", rollout.map {
                 let percent = Int(($0.offeredFraction * 100).rounded(.down))
                 return "\($0.start) to \($0.end) (\($0.windowSeconds) s); this machine at \($0.position); \(percent)% of machines offered now"

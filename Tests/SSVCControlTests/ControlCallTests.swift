@@ -68,9 +68,9 @@ struct ControlCallTests {
         }
     }
 
-    @Test("only Check and Reload mutate")
+    @Test("only Check, Reload, Hold and Unhold mutate")
     func mutating() {
-        #expect(ControlMethod.allCases.filter(\.mutates) == [.check, .reload])
+        #expect(ControlMethod.allCases.filter(\.mutates) == [.check, .reload, .hold, .unhold])
     }
 
     @Test("the method table and the error names match the interface file the daemon serves")

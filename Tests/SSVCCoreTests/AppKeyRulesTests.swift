@@ -32,7 +32,7 @@ struct AppKeyRulesTests {
         }
         #expect(AppKeyRules.formatKeys.map(\.key) == [
             "include-prereleases", "tag-prefix", "tag-pattern",
-            "version-pointer", "date-pointer", "minimum-version-pointer", "url-pointer",
+            "version-pointer", "date-pointer", "minimum-version-pointer", "url-pointer", "rollout-percentage-pointer",
             "min-release-age-days",
         ])
         #expect(AppKeyRules.formatProblem(key: "app-id", format: .github) == nil)

@@ -19,9 +19,9 @@ struct MetricsExpositionTests {
         let text = String(decoding: MetricsExposition.render([app("a", status: .updateRequired, next: now.addingTimeInterval(60.7)), app("b", status: .upToDate)]), as: UTF8.self)
         let lines = text.split(separator: "\n")
         let families = lines.filter { $0.hasPrefix("# TYPE ") }
-        #expect(families.count == 11)
+        #expect(families.count == 12)
         #expect(families.allSatisfy { $0.hasSuffix(" gauge") })
-        #expect(lines.filter { $0.hasPrefix("# HELP ") }.count == 11)
+        #expect(lines.filter { $0.hasPrefix("# HELP ") }.count == 12)
         for sample in lines where !sample.hasPrefix("#") {
             #expect(sample.split(separator: "} ").count == 2 && !sample.split(separator: "} ")[1].contains(" "), "a timestamp in \(sample)")
         }

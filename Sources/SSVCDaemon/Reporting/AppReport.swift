@@ -32,8 +32,8 @@ struct AppReport {
         MetricsExposition.App(
             name: app.name, format: app.format.rawValue, schedule: app.schedule.rawValue, currentVersion: state.currentVersion,
             latestVersion: state.decision?.latestVersion, status: status, lastCheck: state.lastCheck, lastSuccess: state.lastSuccess,
-            nextCheck: next.at, pendingVersion: state.pending?.version, offerAt: state.pending?.offerAt,
-            consecutiveFailures: state.consecutiveFailures, stale: stale
+            nextCheck: next.at, pendingVersion: state.pending?.version, offerAt: state.pending?.dueAt,
+            held: state.held != nil, consecutiveFailures: state.consecutiveFailures, stale: stale
         )
     }
 
@@ -46,19 +46,21 @@ struct AppReport {
     }
 
     /// systemd's STATUS= line over every app's state: counts by status,
-    /// then the phased and the failing. It reads only what a report's
+    /// then the phased, the held and the failing. It reads only what a report's
     /// `status` and `state` give, without building a thousand reports for
     /// each check.
     static func summary(_ states: some Collection<AppState>) -> String {
         var counts: [UpdateStatus: Int] = [:]
-        var (failing, phased) = (0, 0)
+        var (failing, phased, held) = (0, 0, 0)
         for state in states {
             counts[state.status, default: 0] += 1
             if state.consecutiveFailures > 0 { failing += 1 }
             if state.pending != nil { phased += 1 }
+            if state.held != nil { held += 1 }
         }
         var parts = UpdateStatus.allCases.compactMap { status in counts[status].map { "\($0) \(status.rawValue)" } }
         if phased > 0 { parts.append("\(phased) phased") }
+        if held > 0 { parts.append("\(held) held") }
         if failing > 0 { parts.append("\(failing) failing") }
         return "\(states.count) apps" + (parts.isEmpty ? "" : ": " + parts.joined(separator: ", "))
     }

@@ -19,13 +19,15 @@ public enum MetricsExposition {
         /// A newer version phased in later here, and when.
         public var pendingVersion: String?
         public var offerAt: Date?
+        /// A newer version a hold, `max-version` or `ignore-versions` keeps back.
+        public var held: Bool
         public var consecutiveFailures: Int
         public var stale: Bool
 
         public init(
             name: String, format: String, schedule: String, currentVersion: String?, latestVersion: String?, status: UpdateStatus,
             lastCheck: Date?, lastSuccess: Date?, nextCheck: Date?, pendingVersion: String? = nil, offerAt: Date? = nil,
-            consecutiveFailures: Int, stale: Bool
+            held: Bool = false, consecutiveFailures: Int, stale: Bool
         ) {
             self.name = name
             self.format = format
@@ -38,6 +40,7 @@ public enum MetricsExposition {
             self.nextCheck = nextCheck
             self.pendingVersion = pendingVersion
             self.offerAt = offerAt
+            self.held = held
             self.consecutiveFailures = consecutiveFailures
             self.stale = stale
         }
@@ -73,9 +76,13 @@ public enum MetricsExposition {
         family("ssvc_update_pending", "1 while a newer version waits for this machine's turn in a phased rollout.") {
             one(flag($0.pendingVersion != nil))
         }
-        family("ssvc_update_offer_timestamp_seconds", "When the pending version is offered here (Unix time); absent when none is pending.") {
+        family(
+            "ssvc_update_offer_timestamp_seconds",
+            "When the pending version is offered here (Unix time); absent when none is pending or the server's cap holds it."
+        ) {
             one(seconds($0.pendingVersion == nil ? nil : $0.offerAt))
         }
+        family("ssvc_update_held", "1 while a hold, max-version or ignore-versions keeps a newer version back.") { one(flag($0.held)) }
         family("ssvc_last_check_timestamp_seconds", "When the last check ran, successful or not (Unix time).") { one(seconds($0.lastCheck)) }
         family("ssvc_last_success_timestamp_seconds", "When the last check succeeded (Unix time).") { one(seconds($0.lastSuccess)) }
         family("ssvc_next_check_timestamp_seconds", "When the next check is due (Unix time); absent when checks are manual only.") {
