@@ -28,7 +28,7 @@ func expectHealthy(_ daemon: DaemonProcess, sourceLocation: SourceLocation = #_s
 
 @Suite("control socket: an independent client (Python's varlink)")
 struct PythonVarlinkTests {
-    @Test("GetInfo, GetInterfaceDescription, GetStatus, Check and an unknown method")
+    @Test("GetInfo, GetInterfaceDescription, GetStatus, Check, Hold, Unhold and an unknown method")
     func python() throws {
         let daemon = try controlDaemon()
         let script = """
@@ -41,6 +41,8 @@ struct PythonVarlinkTests {
                 with client.open("io.ssvc.Daemon") as ssvc:
                     out["status"] = [dict(a) for a in ssvc.GetStatus()["apps"]]
                     out["check"] = [a["name"] for a in ssvc.Check(app="beta")["apps"]]
+                    out["hold"] = dict(ssvc.Hold(app="alpha", version="1.0")["app"])
+                    out["unhold"] = dict(ssvc.Unhold(app="alpha")["app"])
                     try:
                         ssvc.GetStatus(app="nope")
                     except varlink.VarlinkError as e:
@@ -68,6 +70,9 @@ struct PythonVarlinkTests {
         #expect(status.last?["status"] as? String == "up-to-date")
         #expect(status.first?["latestVersionNumber"] as? Int == 17_858_560)
         #expect(out["check"] as? [String] == ["beta"])
+        let held = try #require(out["hold"] as? [String: Any])
+        #expect(held["hold"] as? String == "1.0" && held["heldVersion"] as? String == "1.1" && held["heldBy"] as? String == "hold", "\(held)")
+        #expect((out["unhold"] as? [String: Any])?["status"] as? String == "update-available")
         #expect((out["nosuchapp"] as? [Any])?.first as? String == "io.ssvc.Daemon.NoSuchApp")
         let unknown = try #require(out["unknown"] as? [String: Any])
         #expect(unknown["error"] as? String == "org.varlink.service.MethodNotFound")
@@ -170,7 +175,7 @@ struct ControlProtocolTests {
         #expect(status.standardOutput.contains("alpha"))
         let check = try Executable.run("/usr/bin/setpriv", asNobody + ["check"])
         #expect(check.status == 1)
-        #expect(check.standardError == "ssvcctl: permission denied: check and reload need root, the daemon's own user, or membership of its control-group\n")
+        #expect(check.standardError == "ssvcctl: permission denied: check, reload, hold and unhold need root, the daemon's own user, or membership of its control-group\n")
         let reload = try Executable.run("/usr/bin/setpriv", asNobody + ["reload"])
         #expect(reload.status == 1)
         #expect(reload.standardError.contains("permission denied"))

@@ -181,6 +181,11 @@ struct SSVCRejectionTests {
         (#"{"SSVCPhasedRolloutInterval":0.5}"#, "SSVCPhasedRolloutInterval: expected an unsigned integer, found 0.5"),
         (#"{"SSVCPhasedRolloutInterval":31622401}"#, "SSVCPhasedRolloutInterval: 31622401 s is longer than the longest rollout window, 366 days (31622400 s)"),
         (#"{"SSVCPhasedRolloutInterval":18446744073709551615}"#, "SSVCPhasedRolloutInterval: 18446744073709551615 s is longer than the longest rollout window, 366 days (31622400 s)"),
+        (#"{"SSVCPhasedRolloutPercentage":-1}"#, "SSVCPhasedRolloutPercentage: -1 is not a percentage from 0 to 100"),
+        (#"{"SSVCPhasedRolloutPercentage":100.5}"#, "SSVCPhasedRolloutPercentage: 100.5 is not a percentage from 0 to 100"),
+        (#"{"SSVCPhasedRolloutPercentage":1e400}"#, "SSVCPhasedRolloutPercentage: 1e400 is not a percentage from 0 to 100"),
+        (#"{"SSVCPhasedRolloutPercentage":"30"}"#, #"SSVCPhasedRolloutPercentage: expected a number from 0 to 100, found the string "30""#),
+        (#"{"SSVCPhasedRolloutPercentage":true}"#, "SSVCPhasedRolloutPercentage: expected a number from 0 to 100, found true"),
         (#"{"SSVCUpdateRequired":"yes"}"#, #"SSVCUpdateRequired: expected true, false, 0 or 1, found the string "yes""#),
         ("[1,2]", "document: expected an object, found an array"),
         (#""1.0""#, #"document: expected an object, found the string "1.0""#),
@@ -190,6 +195,16 @@ struct SSVCRejectionTests {
     ])
     func rejected(json: String, message: String) {
         #expect(rejection(json) == message)
+    }
+
+    @Test("a rollout cap from 0 to 100, fractions and exponents allowed, null absent")
+    func rolloutCap() throws {
+        for (text, cap) in [("0", 0.0), ("100", 100), ("37.5", 37.5), ("2.5e1", 25), ("-0", 0)] {
+            let response = try SSVCResponse(parsing: Array(#"{"SSVCPhasedRolloutPercentage":\#(text)}"#.utf8))
+            #expect(response.phasedRolloutPercentage == cap, "\(text)")
+            #expect(try response.decide(for: RunningVersion(key: "1.0")).rolloutPercentage == cap)
+        }
+        #expect(try SSVCResponse(parsing: Array(#"{"SSVCPhasedRolloutPercentage":null}"#.utf8)).phasedRolloutPercentage == nil)
     }
 
     @Test("a rollout window of exactly 366 days is accepted")

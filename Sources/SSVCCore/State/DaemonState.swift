@@ -103,6 +103,9 @@ public struct AppState: Sendable, Equatable, Codable {
         (seen ?? latestSeen.map { [$0] } ?? []).first { $0.version == version }?.at
     }
 
+    /// The status every output shows: the decision's, unknown before one.
+    public var status: UpdateStatus { decision?.status ?? .unknown }
+
     public var history: CheckHistory {
         CheckHistory(lastCheck: lastCheck, lastFetch: lastFetch, consecutiveFailures: consecutiveFailures, retryNotBefore: retryNotBefore)
     }

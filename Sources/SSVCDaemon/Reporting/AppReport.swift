@@ -65,8 +65,3 @@ struct AppReport {
         return "\(states.count) apps" + (parts.isEmpty ? "" : ": " + parts.joined(separator: ", "))
     }
 }
-
-extension AppState {
-    /// The status every output shows: the decision's, unknown before one.
-    var status: UpdateStatus { decision?.status ?? .unknown }
-}

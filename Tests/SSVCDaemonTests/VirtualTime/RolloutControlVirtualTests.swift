@@ -1,0 +1,164 @@
+import Foundation
+import SSVCControl
+import SSVCCore
+@testable import SSVCDaemon
+import Synchronization
+import Testing
+
+/// Rollout control in the check service, on a manual clock against a
+/// loopback server whose document the test changes: the publisher's cap,
+/// holds set and lifted, and limits put in force by a reload.
+@Suite("rollout control in virtual time", .timeLimit(.minutes(1)))
+struct RolloutControlVirtualTests {
+    typealias Stage = VirtualTimeTests
+    static let epoch = VirtualDaemon.epoch
+    static let hour: TimeInterval = 3_600
+
+    /// A document the test changes between checks.
+    final class Document: Sendable {
+        private let text = Mutex(#"{"SSVCLatestVersionKey":"2.0"}"#)
+        func set(_ body: String) { text.withLock { $0 = body } }
+        var reply: LoopbackHTTPServer.Reply { LoopbackHTTPServer.Reply(body: text.withLock { $0 }) }
+    }
+
+    static func hourly(_ name: String, _ server: LoopbackHTTPServer, extra: String = "") -> String {
+        Stage.app(name, server, schedule: "hourly", extra: extra)
+    }
+
+    @Test("the cap stops the rollout where it stands, 0 pauses it, raising it resumes it; an offer made stays, across a restart")
+    func capStopsPausesResumes() async throws {
+        let document = Document()
+        let (clock, server) = try await Stage.stage { _ in document.reply }
+        // Position 0.5 of a 2-hour window: offered here from T + 1 h, once the cap allows.
+        let daemon = try VirtualDaemon(
+            daemon: "first-check-window-seconds = 0\nrollout-position = 0.5", apps: Self.hourly("a", server, extra: "phased-rollout-seconds = 7200"),
+            clock: clock
+        )
+        func check(_ cap: String) async throws -> AppStatus {
+            document.set(#"{"SSVCLatestVersionKey":"2.0","SSVCPhasedRolloutPercentage":\#(cap)}"#)
+            return try #require(await daemon.service.checkNow("a")?.first)
+        }
+        document.set(#"{"SSVCLatestVersionKey":"2.0","SSVCPhasedRolloutPercentage":30}"#)
+        await daemon.start()
+        await clock.advance(by: 0)
+        let stopped = try #require(await daemon.service.status(of: "a")?.first)
+        #expect(stopped.status == .upToDate && stopped.pendingVersion == "2.0")
+        #expect(stopped.offerAt == nil && stopped.offerAtPercentage == 50 && stopped.rolloutPercentage == 30)
+        #expect(!clock.deadlines.contains(Self.epoch.addingTimeInterval(Self.hour)), "no timer for a capped offer: \(clock.deadlines)")
+        #expect(daemon.record.count("2.0 phased: waiting for the rollout to reach 51 %") == 1, "\(daemon.record.messages)")
+        let entry = daemon.record.entries.last { $0.message.contains("waiting for the rollout") }
+        #expect(entry?.metadata["SSVC_ROLLOUT_PERCENTAGE"] == "30.0" && entry?.metadata["SSVC_PHASED_OFFER_AT"] == nil)
+        await clock.advance(by: Self.hour)
+        #expect(await daemon.service.status(of: "a")?.first?.status == .upToDate, "its time came, the cap still holds it")
+
+        #expect(try await check("0").status == .upToDate, "paused")
+        let resumed = try await check("60")
+        #expect(resumed.status == .updateAvailable && resumed.pendingVersion == nil, "resumed past 50 %")
+        #expect(try await check("0").status == .updateAvailable, "paused again: the offer made stays")
+        try await daemon.restart()
+        #expect(await daemon.service.status(of: "a")?.first?.status == .updateAvailable, "and after a restart")
+
+        let rejected = try await check("1e400")
+        #expect(rejected.status == .updateAvailable && rejected.consecutiveFailures == 1, "a bad cap keeps the last good decision")
+        #expect(rejected.lastError?.contains("SSVCPhasedRolloutPercentage: 1e400 is not a percentage from 0 to 100") == true,
+                "\(rejected.lastError ?? "")")
+        #expect(server.requests.count == 5, "one fetch per check, none for the cap alone")
+        await Stage.end(daemon, server)
+    }
+
+    @Test("a hold keeps the version back without a fetch, is journaled, survives a restart; a required update shows through it")
+    func holdSurvivesAndYields() async throws {
+        let document = Document()
+        let (clock, server) = try await Stage.stage { _ in document.reply }
+        let daemon = try VirtualDaemon(daemon: "first-check-window-seconds = 0", apps: Self.hourly("a", server), clock: clock)
+        await daemon.start()
+        await clock.advance(by: 0)
+        #expect(await daemon.service.status(of: "a")?.first?.status == .updateAvailable)
+
+        let held = try await daemon.service.hold("a", at: nil, caller: 1000)
+        #expect(held.status == .upToDate && held.hold == "1.0" && held.heldVersion == "2.0" && held.heldBy == "hold")
+        #expect(held.holdSince == RFC3339.format(Self.epoch) && held.heldSince == RFC3339.format(Self.epoch))
+        #expect(server.requests.count == 1, "a hold fetches nothing")
+        let set = daemon.record.entries.first { $0.message == "a: held at 1.0 (by uid 1000): nothing newer is offered until ssvcctl unhold a" }
+        #expect(set?.metadata["MESSAGE_ID"] == MessageID.holdChanged.rawValue && set?.metadata["SSVC_CALLER_UID"] == "1000")
+        let kept = daemon.record.entries.filter { $0.message.hasPrefix("a: 2.0 kept back by the hold at 1.0") }
+        #expect(kept.count == 1 && kept.first?.metadata["MESSAGE_ID"] == MessageID.versionHeld.rawValue, "\(daemon.record.messages)")
+        #expect(daemon.record.notifications.last == "STATUS=1 apps: 1 up-to-date, 1 held")
+
+        try await daemon.restart()
+        _ = await daemon.service.checkNow("a")
+        let after = try #require(await daemon.service.status(of: "a")?.first)
+        #expect(after.status == .upToDate && after.hold == "1.0" && after.heldVersion == "2.0", "kept across a restart and a check")
+        #expect(daemon.record.messages.filter { $0.hasPrefix("a: 2.0 kept back") }.count == 1, "said once, not at every check")
+
+        document.set(#"{"SSVCLatestVersionKey":"2.0","SSVCUpdateRequired":true}"#)
+        _ = await daemon.service.checkNow("a")
+        let required = try #require(await daemon.service.status(of: "a")?.first)
+        #expect(required.status == .updateRequired && required.heldVersion == nil && required.hold == "1.0")
+        #expect(required.note == "required: the hold at 1.0 does not defer it")
+        #expect(daemon.record.count("a: update required: 1.0 → 2.0 (required: the hold at 1.0 does not defer it)") == 1)
+
+        document.set(#"{"SSVCLatestVersionKey":"2.0"}"#)
+        _ = await daemon.service.checkNow("a")
+        #expect(await daemon.service.status(of: "a")?.first?.heldVersion == "2.0")
+        let lifted = try #require(await daemon.service.unhold("a", caller: 0))
+        #expect(lifted.status == .updateAvailable && lifted.hold == nil && lifted.heldVersion == nil)
+        #expect(daemon.record.count("a: hold at 1.0 lifted (by uid 0)") == 1)
+        #expect(daemon.record.count("a: 2.0 no longer kept back (hold); status update-available") == 1)
+        await clock.advance(by: 1)
+        #expect(daemon.stateFile?.apps["a"]?.hold == nil && daemon.stateFile?.apps["a"]?.held == nil)
+        await Stage.end(daemon, server)
+    }
+
+    @Test("hold: a named version, no such app, a version the scheme cannot read, no running version known yet")
+    func holdRefusals() async throws {
+        let (clock, server) = try await Stage.stage { _ in VirtualTimeTests.body("2.0") }
+        let daemon = try VirtualDaemon(apps: Self.hourly("a", server) + Self.hourly("b", server, extra: "version-scheme = \"semver\"").replacingOccurrences(of: "\"1.0\"", with: "\"1.0.0\""), clock: clock)
+        await daemon.start()
+        await #expect(throws: CheckService.HoldRefusal.self) { try await daemon.service.hold("nope", at: nil, caller: nil) }
+        await #expect(daemon.service.unhold("nope", caller: nil) == nil)
+        do {
+            _ = try await daemon.service.hold("a", at: nil, caller: nil)
+            Issue.record("a hold without a version before any check")
+        } catch let .cannot(reason) {
+            #expect(reason.hasPrefix("the running version of a is not known yet"), "\(reason)")
+        } catch {
+            Issue.record("\(error)")
+        }
+        do {
+            _ = try await daemon.service.hold("b", at: "1.x", caller: nil)
+            Issue.record("1.x held under semver")
+        } catch let .cannot(reason) {
+            #expect(reason.contains("'1.x' is not a valid semver version"), "\(reason)")
+        } catch {
+            Issue.record("\(error)")
+        }
+        let named = try await daemon.service.hold("a", at: "1.5", caller: nil)
+        #expect(named.hold == "1.5" && named.heldVersion == nil, "nothing to keep back before a check")
+        await clock.advance(by: 600)
+        #expect(await daemon.service.status(of: "a")?.first?.heldVersion == "2.0", "the first check keeps 2.0 back")
+        await Stage.end(daemon, server)
+    }
+
+    @Test("max-version and ignore-versions put in force by a reload keep back at once, and let go when the server moves past")
+    func limitsByReload() async throws {
+        let document = Document()
+        let (clock, server) = try await Stage.stage { _ in document.reply }
+        let daemon = try VirtualDaemon(daemon: "first-check-window-seconds = 0", apps: Self.hourly("a", server, extra: "# limits"), clock: clock)
+        await daemon.start()
+        await clock.advance(by: 0)
+        try daemon.edit("# limits", #"max-version = "1.9""#)
+        try await daemon.service.reload()
+        let capped = try #require(await daemon.service.status(of: "a")?.first)
+        #expect(capped.status == .upToDate && capped.heldBy == "max-version" && capped.heldVersion == "2.0")
+        #expect(daemon.record.count("a: 2.0 kept back by max-version 1.9") == 1, "\(daemon.record.messages)")
+        try daemon.edit(#"max-version = "1.9""#, #"ignore-versions = ["2.0.0"]"#)
+        try await daemon.service.reload()
+        #expect(await daemon.service.status(of: "a")?.first?.heldBy == "ignore-versions")
+        #expect(server.requests.count == 1, "the reloads fetched nothing")
+        document.set(#"{"SSVCLatestVersionKey":"2.0.1"}"#)
+        let past = try #require(await daemon.service.checkNow("a")?.first)
+        #expect(past.status == .updateAvailable && past.latestVersion == "2.0.1" && past.heldVersion == nil)
+        await Stage.end(daemon, server)
+    }
+}
