@@ -9,6 +9,12 @@ import Testing
 struct RolloutControlTests {
     static let positions = [0.1, 0.3, 0.5, 0.7, 0.9]
 
+    /// `daemon` once its socket is there: a call before then finds nothing to connect to.
+    func started(_ daemon: DaemonProcess) -> DaemonProcess {
+        #expect(daemon.wait { FileManager.default.fileExists(atPath: daemon.socketPath) }, "\(daemon.log)")
+        return daemon
+    }
+
     func check(_ daemon: DaemonProcess) throws -> (status: Int32, text: String) {
         let result = try Executable.run("ssvcctl", ["--socket", daemon.socketPath, "check", "app"])
         return (result.status, result.standardOutput)
@@ -18,7 +24,7 @@ struct RolloutControlTests {
     func fleetFollowsTheCap() throws {
         let server = try VersionServer(scenario: ["body": #"{"SSVCLatestVersionKey":"2.0","SSVCPhasedRolloutPercentage":40}"#])
         var fleet = try Self.positions.map { position in
-            try DaemonProcess(daemon: "rollout-position = \(position)", apps: appTable("app", url: server.url("/a")))
+            started(try DaemonProcess(daemon: "rollout-position = \(position)", apps: appTable("app", url: server.url("/a"))))
         }
         defer { for daemon in fleet { _ = daemon.stop() } }
         func offered() throws -> [Bool] {
@@ -33,8 +39,9 @@ struct RolloutControlTests {
 
         for (index, daemon) in fleet.enumerated() {
             #expect(daemon.stop() == 0)
-            fleet[index] = try DaemonProcess(daemon: "rollout-position = \(Self.positions[index])", apps: appTable("app", url: server.url("/a")),
-                                             folder: daemon.folder)
+            fleet[index] = started(try DaemonProcess(
+                daemon: "rollout-position = \(Self.positions[index])", apps: appTable("app", url: server.url("/a")), folder: daemon.folder
+            ))
         }
         #expect(try offered() == [true, true, false, false, false], "restarted while paused")
 
@@ -55,7 +62,7 @@ struct RolloutControlTests {
         let server = try VersionServer(scenario: ["body": #"{"SSVCLatestVersionKey":"2.0"}"#])
         let settings = "metrics-file = \"\(prom)\""
         let apps = appTable("app", url: server.url("/a")) + "\n" + appTable("other", url: server.url("/b"))
-        var daemon = try DaemonProcess(daemon: settings, apps: apps, folder: folder)
+        var daemon = started(try DaemonProcess(daemon: settings, apps: apps, folder: folder))
         defer { _ = daemon.stop() }
         let socket = ["--socket", daemon.socketPath]
         #expect(try check(daemon).status == 10)
@@ -72,7 +79,7 @@ struct RolloutControlTests {
         #expect(daemon.log.contains("app: held at 1.0 (by uid \(getuid())): nothing newer is offered until ssvcctl unhold app"), "\(daemon.log)")
 
         #expect(daemon.stop() == 0)
-        daemon = try DaemonProcess(daemon: settings, apps: apps, folder: folder)
+        daemon = started(try DaemonProcess(daemon: settings, apps: apps, folder: folder))
         let json = try Executable.run("ssvcctl", ["--socket", daemon.socketPath, "check", "app", "--json"])
         #expect(json.status == 0)
         let app = try #require((try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any])?["apps"] as? [[String: Any]])
