@@ -56,6 +56,9 @@ enum ConfigurationFuzzing {
             precondition(!app.name.isEmpty && app.name.unicodeScalars.allSatisfy { $0.isASCII && !DisplayText.isControl($0) }, "app name \(app.name)")
             precondition(!app.url.unicodeScalars.contains { DisplayText.isControl($0) }, "a control character in the URL of \(app.name)")
             if let seconds = app.phasedRolloutSeconds { precondition(ConfigurationLimits.rolloutSeconds.contains(seconds), "phased-rollout-seconds out of range") }
+            for limit in [app.maxVersion].compactMap({ $0 }) + app.ignoreVersions {
+                precondition(AppKeyRules.versionLimitProblem(limit, scheme: app.versionScheme) == nil, "a limit that is no version: \(limit)")
+            }
         }
     }
 
