@@ -27,7 +27,12 @@ struct SharedAppKeyRulesTests {
     }
 
     static let refusals: [Refusal] = [
-        // The two that had drifted apart.
+        Refusal(
+            testDescription: "a max-version that is no version in the scheme", key: "max-version",
+            app: Refusal.app("version-scheme = \"semver\"\nversion = \"1.0.0\"\nmax-version = \"2.x\"\n").replacingOccurrences(of: "version = \"1.0\"\n", with: ""),
+            options: ["--version", "1.0.0", "--version-scheme", "semver", "--max-version", "2.x"],
+            problem: "'2.x' is not a valid semver version: expected MAJOR.MINOR.PATCH"
+        ),
         Refusal(
             testDescription: "a tag-pattern without a capture group", key: "tag-pattern",
             app: Refusal.app("format = \"github\"\ntag-pattern = \"v(?:[0-9]+)\"\n"),

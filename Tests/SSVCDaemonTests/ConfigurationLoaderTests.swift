@@ -77,6 +77,13 @@ struct ConfigurationLoaderTests {
         #expect(whole.daemon.rolloutPosition == 1)
         let bare = try load("[[app]]\nname = \"a\"\nurl = \"https://x/y\"\nversion = \"1\"\n")
         #expect(bare.daemon.rolloutPosition == nil && bare.apps.first?.phasedRolloutSeconds == nil)
+        #expect(bare.apps.first?.maxVersion == nil && bare.apps.first?.ignoreVersions == [])
+        let limited = try load(
+            "[[app]]\nname = \"a\"\nurl = \"https://x/y\"\nformat = \"json\"\nversion-pointer = \"/v\"\nversion = \"1\"\n"
+                + "max-version = \"1.9\"\nignore-versions = [\"1.5\", \"v1.6\"]\nrollout-percentage-pointer = \"/cap\"\n"
+        )
+        #expect(limited.apps.first?.maxVersion == "1.9" && limited.apps.first?.ignoreVersions == ["1.5", "v1.6"])
+        #expect(limited.apps.first?.formatSettings.pointers?.rolloutPercentage?.description == "/cap")
     }
 
     @Test("apps come from [[app]] tables and from the apps directory in name order, named by stem")
@@ -186,6 +193,12 @@ struct ConfigurationLoaderTests {
         ("[[app]]\nname = \"a\"\nurl = \"https://x/y\"\nversion = \"1\"\nmax-signature-age-days = 30\n", "ssvcd.toml: app.max-signature-age-days: ", "needs public-keys"),
         ("[[app]]\nname = \"a\"\nurl = \"https://x/y\"\nversion = \"1\"\npublic-keys = [\"RWQv4pm67RZURwwStTUWxFlL6xTDcv3CedEQwiz9M/SW9TGoTn2+l4Vw\"]\nmax-signature-age-days = 0\n", "ssvcd.toml: app.max-signature-age-days: ", "must be from 1 to 36500, found 0"),
         ("[[app]]\nname = \"a\"\nurl = \"https://x/y\"\nversion = \"1\"\npublic-keys = [\"RWQv4pm67RZURwwStTUWxFlL6xTDcv3CedEQwiz9M/SW9TGoTn2+l4Vw\"]\nsignature-url = \"y.minisig\"\n", "ssvcd.toml: app.signature-url: ", "not an https, http or file URL"),
+        ("[[app]]\nname = \"a\"\nurl = \"https://x/y\"\nversion = \"1\"\nmax-version = \"latest\"\n", "ssvcd.toml: app.max-version: ", "'latest' is not a valid dotted version"),
+        ("[[app]]\nname = \"a\"\nurl = \"https://x/y\"\nversion = \"1\"\nmax-version = 2\n", "ssvcd.toml: app.max-version: ", "expected a string"),
+        ("[[app]]\nname = \"a\"\nurl = \"https://x/y\"\nversion = \"1\"\nversion-scheme = \"debian\"\nmax-version = \"1:\"\n", "ssvcd.toml: app.max-version: ", "not a valid debian version"),
+        ("[[app]]\nname = \"a\"\nurl = \"https://x/y\"\nversion = \"1\"\nignore-versions = [\"2.0\", \"\"]\n", "ssvcd.toml: app.ignore-versions[1]: ", "is not a valid dotted version: empty"),
+        ("[[app]]\nname = \"a\"\nurl = \"https://x/y\"\nversion = \"1\"\nignore-versions = \"2.0\"\n", "ssvcd.toml: app.ignore-versions: ", "expected an array"),
+        ("[[app]]\nname = \"a\"\nurl = \"https://x/y\"\nversion = \"1\"\nrollout-percentage-pointer = \"/cap\"\n", "ssvcd.toml: app.rollout-percentage-pointer: ", "applies to format json only"),
     ])
     func bad(text: String, prefix: String, problem: String) {
         defer { try? FileManager.default.removeItem(at: folder) }
