@@ -2,7 +2,8 @@ import FoundationEssentials
 
 extension Fleet {
     /// The phased run: the offered share every 6 hours from T beside the
-    /// straight line and Sparkle's seven groups, then a required update.
+    /// straight line and Sparkle's seven groups, then a required update,
+    /// then the rollout paused and resumed.
     func runPhased() {
         let simulation = PhasedFleetSimulation(machines: machines, schedule: schedule, window: Double(windowDays) * 86_400)
         let rollout = simulation.run()
@@ -24,6 +25,44 @@ extension Fleet {
             + "(T + W + one period = \(Int((rollout.window + rollout.period) / 3_600)) h)")
         let required = simulation.run(required: true)
         print("required update: last machine offered \(inHours(required.last(required.ssvc))) after T (one period = \(Int(required.period / 3_600)) h)")
+        runPaused(simulation)
+    }
+
+    /// The publisher pauses the rollout (`SSVCPhasedRolloutPercentage` 0)
+    /// at 2/7 of the window and removes the cap at 4/7 (T + 2 d and
+    /// T + 4 d with a week's window); beside it, a cap of 30 from T to the
+    /// same resume. A machine learns of a change at its next check: until
+    /// then its offer timer may still make an offer.
+    private func runPaused(_ simulation: PhasedFleetSimulation) {
+        let (pause, resume) = (simulation.window * 2 / 7, simulation.window * 4 / 7)
+        var paused = simulation
+        paused.caps = PhasedFleetSimulation.paused(from: pause, until: resume)
+        var stopped = simulation
+        stopped.caps = [.init(from: 0, percentage: 30), .init(from: resume, percentage: nil)]
+        let (rollout, capped) = (paused.run(), stopped.run())
+        print("pause and resume: no cap until T + \(inHours(pause)), SSVCPhasedRolloutPercentage 0 until T + \(inHours(resume)), then none; "
+            + "beside it, 30 from T until T + \(inHours(resume))")
+        print("hours after T  line    paused  gap     30 until resume")
+        var hour = 0
+        while Double(hour) * 3_600 <= max(rollout.window, resume) + 2 * rollout.period {
+            let time = Double(hour) * 3_600
+            let (line, ssvc, thirty) = (rollout.ideal(at: time), rollout.fraction(rollout.ssvc, by: time), capped.fraction(capped.ssvc, by: time))
+            print("\(pad(hour, 13))  \(percent(line))  \(percent(ssvc))  \(percent(ssvc - line, signed: true))  \(percent(thirty))")
+            hour += 6
+        }
+        let settled = pause + rollout.period
+        print("paused: offered after the pause on offer timers set before it, until each machine fetched the paused document "
+            + "(T + \(inHours(pause)) to T + \(inHours(settled))): \(rollout.offered(rollout.ssvc, in: pause..<settled)) machines")
+        if settled < resume {
+            print("paused: offered once every machine knew of the pause (T + \(inHours(settled)) to T + \(inHours(resume))): "
+                + "\(rollout.offered(rollout.ssvc, in: settled..<resume)) machines")
+        }
+        let caughtUp = resume + rollout.period
+        print("resumed: offered from T + \(inHours(resume)) to T + \(inHours(caughtUp)) \(rollout.offered(rollout.ssvc, in: resume..<caughtUp)) machines "
+            + "(those whose time came during the pause at their next check); largest gap from the line from T + \(inHours(caughtUp)) "
+            + "to T + W \(percent(rollout.largestGap(rollout.ssvc, from: caughtUp), width: 0)); last machine offered \(inHours(rollout.last(rollout.ssvc)))")
+        print("30 until the resume: most offered before it \(percent(capped.fraction(capped.ssvc, by: resume.nextDown), width: 0)); "
+            + "offers withdrawn: paused \(rollout.withdrawn), 30 \(capped.withdrawn)")
     }
 
     private func pad(_ value: Int, _ width: Int) -> String {

@@ -7,6 +7,8 @@ import SSVCSigning
 /// rollout settings, `Wake.next`, `AppState.offering`), with its own random
 /// machine id. Beside it, the same machines under Sparkle's rule: seven
 /// groups, one seventh of the window apart, each machine in one group.
+/// The publisher may change the server's cap (`SSVCPhasedRolloutPercentage`)
+/// as the rollout goes: `caps`.
 public struct PhasedFleetSimulation: Sendable {
     public var machines: Int
     public var schedule: Schedule
@@ -15,16 +17,38 @@ public struct PhasedFleetSimulation: Sendable {
     public var seed: UInt64
     /// T: when the version is announced.
     public var announced: Date
+    /// The cap the document carries, changed in this order; before the
+    /// first change, none.
+    public var caps: [CapChange]
 
     public init(
         machines: Int, schedule: Schedule = .daily, window: TimeInterval = 7 * 86_400, seed: UInt64 = 29,
-        announced: Date = Date(timeIntervalSince1970: 1_800_000_000)
+        announced: Date = Date(timeIntervalSince1970: 1_800_000_000), caps: [CapChange] = []
     ) {
         self.machines = machines
         self.schedule = schedule
         self.window = window
         self.seed = seed
         self.announced = announced
+        self.caps = caps
+    }
+
+    /// From `from` seconds after T on, the document carries `percentage`
+    /// as its cap; nil: no cap (the key removed).
+    public struct CapChange: Sendable, Equatable {
+        public var from: TimeInterval
+        public var percentage: Double?
+
+        public init(from: TimeInterval, percentage: Double?) {
+            self.from = from
+            self.percentage = percentage
+        }
+    }
+
+    /// The rollout paused (cap 0) from `pause` seconds after T and resumed
+    /// (the key removed) at `resume`.
+    public static func paused(from pause: TimeInterval, until resume: TimeInterval) -> [CapChange] {
+        [CapChange(from: pause, percentage: 0), CapChange(from: resume, percentage: nil)]
     }
 
     /// When each machine was first offered the version, in seconds after
@@ -36,23 +60,32 @@ public struct PhasedFleetSimulation: Sendable {
         public var due: [TimeInterval]
         public var period: TimeInterval
         public var window: TimeInterval
+        /// Machines offered the version whose status later stopped
+        /// offering it: 0, as an offer is never withdrawn.
+        public var withdrawn: Int
 
         /// The share of machines offered the version by `time` after T.
         public func fraction(_ offers: [TimeInterval?], by time: TimeInterval) -> Double {
             Double(offers.count { $0.map { $0 <= time } ?? false }) / Double(max(offers.count, 1))
         }
 
+        /// How many machines were first offered the version within `range`
+        /// (seconds after T).
+        public func offered(_ offers: [TimeInterval?], in range: Range<TimeInterval>) -> Int {
+            offers.count { $0.map(range.contains) ?? false }
+        }
+
         /// The straight line from none at T to all at T + W.
         public func ideal(at time: TimeInterval) -> Double { min(max(time / window, 0), 1) }
 
         /// The largest distance from the straight line, sampled every
-        /// minute from one period after T (when every machine has checked)
-        /// to T + W.
-        public func largestGap(_ offers: [TimeInterval?]) -> Double {
+        /// minute from `start` seconds after T (by default one period, when
+        /// every machine has checked) to T + W.
+        public func largestGap(_ offers: [TimeInterval?], from start: TimeInterval? = nil) -> Double {
             let sorted = offers.compactMap { $0 }.sorted()
             var largest = 0.0
             var index = 0
-            var time = period
+            var time = start ?? period
             while time <= window {
                 while index < sorted.count && sorted[index] <= time { index += 1 }
                 largest = max(largest, abs(Double(index) / Double(offers.count) - ideal(at: time)))
@@ -75,23 +108,28 @@ public struct PhasedFleetSimulation: Sendable {
     }
 
     /// The document every machine fetches from T on: `required` makes the
-    /// running version unsupported (never phased).
-    func document(required: Bool) -> String {
+    /// running version unsupported (never phased); `cap` is the server's
+    /// cap, nil for none.
+    func document(required: Bool, cap: Double? = nil) -> String {
         let minimum = required ? #","SSVCMinimumSupportedVersionNumber":\#(NumVersion.pack("2.0") ?? 0)"# : ""
+        let percentage = cap.map { #","SSVCPhasedRolloutPercentage":\#($0)"# } ?? ""
         return #"{"SSVCLatestVersionKey":"2.0","SSVCLatestVersionAvailableSince":\#(Int(announced.timeIntervalSince1970)),"#
-            + #""SSVCPhasedRolloutInterval":\#(Int(window))\#(minimum)}"#
+            + #""SSVCPhasedRolloutInterval":\#(Int(window))\#(minimum)\#(percentage)}"#
     }
 
     public func run(required: Bool = false) -> Rollout {
         var generator = SeededGenerator(seed: seed)
         let period = schedule.period(at: announced) ?? 86_400
-        let end = announced.addingTimeInterval(window + 2 * period)
+        let end = announced.addingTimeInterval(max(window, caps.map(\.from).max() ?? 0) + 2 * period)
         let running = RunningVersion(key: "1.0")
-        let body = document(required: required)
         let before = #"{"SSVCLatestVersionKey":"1.0"}"#
+        // What the server publishes from each time on, in seconds after T.
+        let published = [(from: 0.0, body: document(required: required))]
+            + caps.map { (from: $0.from, body: document(required: required, cap: $0.percentage)) }
         var ssvc: [TimeInterval?] = []
         var sparkle: [TimeInterval?] = []
         var due: [TimeInterval] = []
+        var withdrawn = 0
         for _ in 0..<machines {
             let machineID = String(format16: generator.next()) + String(format16: generator.next())
             let planner = SchedulePlanner(schedule: schedule, phase: SchedulePlanner.phase(machineID: machineID, app: "app"))
@@ -106,28 +144,31 @@ public struct PhasedFleetSimulation: Sendable {
             var now = lastCheck
             var offered: TimeInterval?
             var sparkleOffered: TimeInterval?
+            var kept = true
             var plan = planner.plan(now: now, history: state.history, atStart: false, jitter: 0.5)
-            while offered == nil || sparkleOffered == nil, let wake = Wake.next(check: plan, offer: state.pending), wake.at < end {
+            // To the end, so that an offer withdrawn after it was made shows.
+            while let wake = Wake.next(check: plan, offer: state.pending), wake.at < end {
                 now = wake.at
                 if wake.reason == .offer, let made = state.offering(at: now) {
                     state = made
                 } else {
-                    let text = now >= announced ? body : before
+                    let text = published.last { $0.from <= now.timeIntervalSince(announced) }?.body ?? before
                     state = state.recording(success(text, running: running, at: now), running: running, at: now, rollout: rollout)
                     plan = planner.plan(now: now, history: state.history, atStart: false, jitter: 0.5)
                     // Sparkle: the item is offered once its group's day has come.
                     let eligible = announced.addingTimeInterval(required ? 0 : sparkleGroup * window / 7)
                     if sparkleOffered == nil, now >= announced, now >= eligible { sparkleOffered = now.timeIntervalSince(announced) }
                 }
-                if offered == nil, state.decision.map({ $0.updateAvailable || $0.updateRequired }) == true {
-                    offered = now.timeIntervalSince(announced)
-                }
+                let offering = state.decision.map { $0.updateAvailable || $0.updateRequired } == true
+                if offered == nil, offering { offered = now.timeIntervalSince(announced) }
+                if offered != nil, !offering { kept = false }
             }
+            if !kept { withdrawn += 1 }
             ssvc.append(offered)
             sparkle.append(sparkleOffered)
             due.append(required ? 0 : rollout.position(for: "2.0") * window)
         }
-        return Rollout(ssvc: ssvc, sparkle: sparkle, due: due, period: period, window: window)
+        return Rollout(ssvc: ssvc, sparkle: sparkle, due: due, period: period, window: window, withdrawn: withdrawn)
     }
 
     private func success(_ body: String, running: RunningVersion, at now: Date) -> CheckOutcome {

@@ -50,7 +50,7 @@ struct Fleet: ParsableCommand {
 
     @Option(help: "Machines, each with its own machine id.") var machines = 10_000
     @Option(help: "Hours simulated.") var hours = 24
-    @Flag(help: "Instead: a release phased over --window-days, offered fraction every 6 hours, and a required update.")
+    @Flag(help: "Instead: a release phased over --window-days, offered fraction every 6 hours, a required update, and the rollout paused and resumed.")
     var phased = false
     @Option(help: "The phased run's rollout window, in days.") var windowDays = 7
     @Option(help: "The phased run's schedule: hourly, daily, weekly.") var schedule: Schedule = .daily
