@@ -199,6 +199,37 @@ struct RolloutControlTests {
         #expect(late.held == nil && late.pending == nil && late.status == .updateAvailable)
     }
 
+    /// A GitHub releases list decided for a machine running 2.9.0.
+    func releases(_ tags: [String]) throws -> Decision {
+        let list = tags.enumerated().map { index, tag in
+            #"{"tag_name":"v\#(tag)","name":"Release \#(tag)","html_url":"https://example.com/\#(tag)","published_at":"2027-01-1\#(index)T00:00:00Z"}"#
+        }
+        let running = RunningVersion(key: "2.9.0")
+        let context = EvaluationContext(running: running, appID: "a", locale: LocaleSettings(language: "en", country: ""), now: announced)
+        return try ResponseFormat.github.evaluate(Array("[\(list.joined(separator: ","))]".utf8), context: context).decision
+    }
+
+    @Test("from a list of releases, the newest one the limits allow is offered in place of the newest, which is held")
+    func newestAllowed() throws {
+        let document = try releases(["2.9.1", "3.0.0", "2.8.0", "2.9.5", "2.9.5", "2.9.0"])
+        #expect(document.latestVersion == "3.0.0")
+        #expect(document.otherNewer?.map(\.version) == ["2.9.5", "2.9.1"], "newer than 2.9.0 only, each once, newest first")
+        let byMax = settle(document, position: 0, limits: VersionLimits(maxVersion: "2.9.9", scheme: .dotted))
+        #expect(byMax.decision.status == .updateAvailable && byMax.decision.latestVersion == "2.9.5")
+        #expect(byMax.decision.description?.targetUrl == "https://example.com/2.9.5" && byMax.decision.description?.message == "Release 2.9.5")
+        #expect(byMax.held?.version == "3.0.0" && byMax.held?.by == .maxVersion)
+        let byIgnore = settle(document, position: 0, limits: VersionLimits(ignoreVersions: ["3.0.0", "2.9.5"], scheme: .dotted))
+        #expect(byIgnore.decision.latestVersion == "2.9.1" && byIgnore.held?.by == .ignoreVersions)
+        let byHold = settle(document, position: 0, limits: VersionLimits(hold: Hold(version: "2.9.0", since: announced), scheme: .dotted))
+        #expect(byHold.decision.status == .upToDate && byHold.held?.version == "3.0.0", "nothing newer allowed: up to date")
+        let phased = PhasedRollout.settle(
+            document, settings: PhasedRollout.Settings(app: "a", window: 86_400, pinnedPosition: 0.5, machine: "m"),
+            limits: VersionLimits(maxVersion: "2.9.9", scheme: .dotted), firstSeen: announced, offered: nil, now: utc("2027-01-13T00:00:00Z")
+        )
+        #expect(phased.pending?.version == "2.9.5" && phased.pending?.dueAt == utc("2027-01-13T12:00:00Z"), "the older one is phased as any")
+        #expect(phased.held?.version == "3.0.0" && phased.decision.status == .upToDate)
+    }
+
     @Test("a state file of an earlier release, without holds or caps, reads as it did")
     func earlierStateFile() throws {
         let text = #"{"schema":1,"apps":{"a":{"consecutiveFailures":0,"messages":{},"decision":{"updateAvailable":true,"updateRequired":false,"ahead":false,"decided":true,"latestVersion":"2.0","notes":[]},"pending":{"version":"3.0","announcedAt":0,"window":60,"position":0.5,"offerAt":30,"decision":{"updateAvailable":true,"updateRequired":false,"ahead":false,"decided":true,"notes":[]}}}}}"#

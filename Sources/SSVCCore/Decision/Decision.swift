@@ -18,6 +18,10 @@ public struct Decision: Sendable, Equatable, Codable {
     /// `rollout-percentage-pointer`): a machine is offered the version only
     /// while its position × 100 is below it.
     public var rolloutPercentage: Double?
+    /// Other versions a list of releases names that are newer than the
+    /// running one, newest first (`github`): what a limit that keeps the
+    /// newest back may offer instead.
+    public var otherNewer: [NewerRelease]?
     /// Why the decision is weaker than it looks ("running version number unknown").
     public var notes: [String]
     public var description: UpdateDescription?
@@ -38,6 +42,7 @@ public struct Decision: Sendable, Equatable, Codable {
         self.availableSince = availableSince
         self.rolloutWindow = rolloutWindow
         self.rolloutPercentage = rolloutPercentage
+        otherNewer = nil
         self.notes = notes
         self.description = description
     }
@@ -53,5 +58,31 @@ public struct Decision: Sendable, Equatable, Codable {
     /// The notes as one line, or nil when there are none.
     public var note: String? {
         notes.isEmpty ? nil : notes.joined(separator: "; ")
+    }
+}
+
+/// A release newer than the running version, short of the newest: its
+/// version, date and where it is.
+public struct NewerRelease: Sendable, Equatable, Codable {
+    public var version: String
+    public var availableSince: Date?
+    public var name: String?
+    public var targetUrl: String?
+
+    public init(version: String, availableSince: Date? = nil, name: String? = nil, targetUrl: String? = nil) {
+        self.version = version
+        self.availableSince = availableSince
+        self.name = name
+        self.targetUrl = targetUrl
+    }
+
+    /// The decision that offers this release in place of `newest`'s.
+    func decision(replacing newest: Decision) -> Decision {
+        Decision(
+            updateAvailable: true, decided: true, latestVersion: version,
+            minimumSupportedVersionNumber: newest.minimumSupportedVersionNumber, availableSince: availableSince,
+            rolloutWindow: newest.rolloutWindow, rolloutPercentage: newest.rolloutPercentage, notes: newest.notes,
+            description: UpdateDescription(message: name, targetUrl: targetUrl)
+        )
     }
 }

@@ -90,6 +90,7 @@ public enum PhasedRollout {
     /// |--------------------------------------------------------|-----------------|---------|------|
     /// | no newer version                                       | `document`      | none    | none |
     /// | a required update (a limit that would keep it noted)   | `document`      | none    | none |
+    /// | a limit keeps it back, a list names an older one it allows | that one, settled as here | its offer | it |
     /// | a hold or a limit keeps the version back               | held back       | none    | it   |
     /// | no settings, or neither a window nor a cap             | `document`      | none    | none |
     /// | `offered` already offers this version                  | `document`      | none    | none |
@@ -116,14 +117,21 @@ public enum PhasedRollout {
             if let keptBy, let limits { required.notes.append("required: \(limits.named(keptBy)) does not defer it") }
             return Settled(decision: required)
         }
-        if let keptBy {
-            let allowed = offered.flatMap { offered in
-                offered.status == .updateAvailable && limits?.keepsBack(offered) == nil ? offered : nil
-            }
+        if let keptBy, let limits {
             let since = previouslyHeld.flatMap { $0.version == version && $0.by == keptBy ? $0.since : nil } ?? now
-            return Settled(
-                decision: heldBack(document, offered: allowed), held: HeldBack(version: version, by: keptBy, since: since, decision: document)
-            )
+            let held = HeldBack(version: version, by: keptBy, since: since, decision: document)
+            // An offer in force stays only if the limits allow it too.
+            let allowedOffer = offered.flatMap { $0.status == .updateAvailable && limits.keepsBack($0) == nil ? $0 : nil }
+            // A list of releases may name an older one the limits allow: it
+            // is offered in place of the newest, phased as any other.
+            if let older = document.otherNewer?.first(where: { limits.keepsBack($0.decision(replacing: document)) == nil }) {
+                var settled = settle(
+                    older.decision(replacing: document), settings: settings, limits: limits, firstSeen: firstSeen, offered: allowedOffer, now: now
+                )
+                settled.held = held
+                return settled
+            }
+            return Settled(decision: heldBack(document, offered: allowedOffer), held: held)
         }
         guard let settings else { return Settled(decision: document) }
         let window = settings.window(for: document)

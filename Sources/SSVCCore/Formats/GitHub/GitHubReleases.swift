@@ -88,7 +88,7 @@ public struct GitHubReleases: Sendable, Equatable {
                 throw .rejected("tag-pattern '\(text)' is not a pattern ssvc matches (a regular expression without backtracking): \(error)")
             }
         }
-        var newest: (release: Release, version: String)?
+        var usable: [(release: Release, version: String)] = []
         var skipped = 0
         for release in releases where !release.draft && (settings.includePrereleases || !release.prerelease) {
             guard let version = try Self.version(of: release.tag, settings: settings, pattern: pattern) else { continue }
@@ -96,10 +96,17 @@ public struct GitHubReleases: Sendable, Equatable {
                 skipped += 1
                 continue
             }
-            if let current = newest, (try? scheme.compare(version, current.version)) != .newer { continue }
-            newest = (release, version)
+            usable.append((release, version))
         }
-        guard let (release, version) = newest else {
+        // Newest first; among equal versions, the first listed.
+        let ordered = usable.enumerated().sorted { lhs, rhs in
+            switch (try? scheme.compare(lhs.element.version, rhs.element.version)) ?? .same {
+            case .newer: true
+            case .older: false
+            case .same: lhs.offset < rhs.offset
+            }
+        }.map(\.element)
+        guard let (release, version) = ordered.first else {
             let kinds = settings.includePrereleases ? "no release that is not a draft" : "no release that is neither a draft nor a prerelease"
             let matching = settings.tagPattern.map { " and whose tag matches '\($0)'" } ?? ""
             throw .rejected("\(kinds)\(matching) among \(releases.count), with a version under the \(scheme.rawValue) scheme")
@@ -110,6 +117,26 @@ public struct GitHubReleases: Sendable, Equatable {
         )
         if skipped > 0 { decision.notes.append("\(skipped) releases skipped: their tags are not \(scheme.rawValue) versions") }
         try decision.compare(context.running, with: version)
+        if decision.updateAvailable, !context.running.key.isEmpty {
+            decision.otherNewer = Self.otherNewer(ordered.dropFirst(), than: context.running)
+        }
         return decision
+    }
+
+    /// The most releases kept beside the newest for limits to choose from.
+    static let otherNewerKept = 16
+
+    /// The distinct versions of `releases` (newest first) that are newer
+    /// than `running`, at most `otherNewerKept`; nil when there is none.
+    static func otherNewer(_ releases: ArraySlice<(release: Release, version: String)>, than running: RunningVersion) -> [NewerRelease]? {
+        var kept: [NewerRelease] = []
+        for (release, version) in releases where kept.count < otherNewerKept {
+            guard (try? running.scheme.compare(version, running.key)) == .newer else { break }
+            if let last = kept.last, (try? running.scheme.compare(version, last.version)) == .same { continue }
+            kept.append(NewerRelease(
+                version: version, availableSince: release.publishedAt, name: release.name.map { DisplayText.cut($0, bytes: 256) }, targetUrl: release.url
+            ))
+        }
+        return kept.isEmpty ? nil : kept
     }
 }
