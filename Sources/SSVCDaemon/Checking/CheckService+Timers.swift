@@ -20,9 +20,7 @@ extension CheckService {
 
     /// What keeps versions back for the app: its keys and its hold.
     func limits(for app: AppConfiguration) -> VersionLimits {
-        VersionLimits(
-            maxVersion: app.maxVersion, ignoreVersions: app.ignoreVersions, hold: state.apps[app.name]?.hold, scheme: app.versionScheme
-        )
+        app.limits(hold: state.apps[app.name]?.hold)
     }
 
     /// Plans the app's next check and sets its timer.

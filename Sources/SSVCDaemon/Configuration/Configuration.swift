@@ -92,6 +92,13 @@ public struct AppConfiguration: Sendable, Equatable {
     public var source: String
 }
 
+extension AppConfiguration {
+    /// What keeps versions back for the app: its keys and `hold`.
+    func limits(hold: Hold?) -> VersionLimits {
+        VersionLimits(maxVersion: maxVersion, ignoreVersions: ignoreVersions, hold: hold, scheme: versionScheme)
+    }
+}
+
 /// A `Name = "value"` of an app's `headers`.
 public struct RequestHeader: Sendable, Equatable {
     public var name: String

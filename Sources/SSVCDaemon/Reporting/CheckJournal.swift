@@ -123,10 +123,7 @@ struct CheckJournal: Sendable {
     func keptBack(_ report: AppReport, held: HeldBack) {
         var metadata = fields(report)
         metadata["MESSAGE_ID"] = "\(MessageID.versionHeld.rawValue)"
-        let limits = VersionLimits(
-            maxVersion: report.app.maxVersion, ignoreVersions: report.app.ignoreVersions, hold: report.state.hold,
-            scheme: report.app.versionScheme
-        )
+        let limits = report.app.limits(hold: report.state.hold)
         logger.notice(
             "\(report.app.name): \(held.version) kept back by \(limits.named(held.by)); running \(report.state.currentVersion ?? "?")",
             metadata: metadata

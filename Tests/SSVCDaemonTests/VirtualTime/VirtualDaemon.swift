@@ -153,3 +153,14 @@ struct AppStatusView {
         consecutiveFailures = status.consecutiveFailures
     }
 }
+
+extension CheckService {
+    /// Takes the reload turn as a reload would, for a test that queues reloads behind it.
+    func enterReloadTurn() async {
+        await reloads.enter()
+    }
+
+    func leaveReloadTurn() {
+        reloads.leave()
+    }
+}
