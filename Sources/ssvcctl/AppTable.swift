@@ -62,9 +62,15 @@ enum AppTable {
         return "held at \(hold)" + (app.holdSince.map { " since \(TimeText.local($0))" } ?? "")
     }
 
-    /// 62, 12.5: a percentage without trailing zeros.
+    /// 62, 12.5, 0.01: a percentage to two decimals, without trailing
+    /// zeros; "<0.01" for a sliver above 0.
     static func percent(_ value: Double) -> String {
-        value == value.rounded() ? String(Int(value)) : String(value)
+        guard value.isFinite else { return "?" }
+        if value > 0 && value < 0.01 { return "<0.01" }
+        let hundredths = Int((min(max(value, 0), 100) * 100).rounded())
+        let fraction = hundredths % 100
+        guard fraction != 0 else { return String(hundredths / 100) }
+        return "\(hundredths / 100)." + (fraction % 10 == 0 ? String(fraction / 10) : (fraction < 10 ? "0" : "") + String(fraction))
     }
 
     static func versions(_ app: AppStatus) -> String {

@@ -212,12 +212,12 @@ struct Evaluate: ParsableCommand {
         let rollout = PhasedRollout.Settings(
             app: appId ?? "", window: phasedRolloutSeconds.map { TimeInterval($0) }, pinnedPosition: rolloutPosition ?? 0, machine: ""
         )
-        let limits = VersionLimits(maxVersion: maxVersion, ignoreVersions: ignoreVersion, scheme: scheme)
+        let limits = VersionLimits(maxVersion: maxVersion, ignoreVersions: ignoreVersion, scheme: scheme, packedNumbers: versionNumber == nil)
         let settled = PhasedRollout.settle(
             evaluation.decision, settings: rollout, limits: limits, firstSeen: context.now, offered: nil, now: context.now
         )
         let report = EvaluationReport(
-            evaluation: evaluation, settled: settled, rollout: rollout, now: context.now, format: format, running: context.running,
+            evaluation: evaluation, settled: settled, rollout: rollout, limits: limits, now: context.now, format: format, running: context.running,
             request: url.map { format.requestURL(base: $0, context: context) }, signature: accepted
         )
         print(json ? report.json() : report.text())

@@ -61,7 +61,7 @@ struct EvaluationReport: Encodable {
     }
 
     init(
-        evaluation: Evaluation, settled: PhasedRollout.Settled, rollout: PhasedRollout.Settings, now: Date,
+        evaluation: Evaluation, settled: PhasedRollout.Settled, rollout: PhasedRollout.Settings, limits: VersionLimits, now: Date,
         format: ResponseFormat, running: RunningVersion, request: String?, signature: AcceptedSignature? = nil
     ) {
         let decision = settled.decision
@@ -74,7 +74,8 @@ struct EvaluationReport: Encodable {
         latestVersionNumber = decision.latestVersionNumber
         minimumSupportedVersionNumber = decision.minimumSupportedVersionNumber
         availableSince = decision.availableSince.map(RFC3339.format)
-        note = decision.note
+        let notes = [decision.note, limits.note(for: decision)].compactMap { $0 }
+        note = notes.isEmpty ? nil : notes.joined(separator: "; ")
         description = decision.description
         messages = format == .turkcell ? evaluation.messages.map { MessageReport(notice: $0) } : nil
         self.request = request

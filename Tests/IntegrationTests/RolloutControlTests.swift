@@ -47,6 +47,7 @@ struct RolloutControlTests {
 
         try server.set(["body": #"{"SSVCLatestVersionKey":"2.0","SSVCPhasedRolloutPercentage":75.5}"#])
         #expect(try offered() == [true, true, true, true, false], "resumed to 75.5 %")
+        #expect(try check(fleet[4]).text.contains("app: 2.0 phased: waiting for the rollout to reach 91 % (now 75.5 %)"))
         try server.set(["body": #"{"SSVCLatestVersionKey":"2.0","SSVCPhasedRolloutPercentage":"half"}"#])
         let results = try fleet.map { try check($0) }
         #expect(results.map(\.status) == [10, 10, 10, 10, 12], "a bad cap keeps the last good decision: \(results.map(\.text))")
@@ -103,7 +104,7 @@ struct RolloutControlTests {
         let server = try VersionServer(scenario: ["body": #"{"SSVCLatestVersionKey":"2.0"}"#])
         let daemon = try DaemonProcess(
             daemon: "first-check-window-seconds = 3600",
-            apps: appTable("app", url: server.url("/a"))
+            apps: appTable("app", url: server.url("/a")).replacingOccurrences(of: #"version = "1.0""#, with: #"version-command = ["/bin/echo", "1.0"]"#)
         )
         defer { _ = daemon.stop() }
         #expect(daemon.wait { FileManager.default.fileExists(atPath: daemon.socketPath) })

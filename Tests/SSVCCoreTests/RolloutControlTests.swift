@@ -151,7 +151,7 @@ struct RolloutControlTests {
         #expect(decision.status == .updateAvailable)
         let byNumber = VersionLimits(hold: Hold(version: "1.0", number: 16_777_216, since: announced), scheme: .dotted)
         #expect(settle(decision, position: 0, limits: byNumber).held?.by == .hold)
-        #expect(settle(decision, position: 0, limits: VersionLimits(maxVersion: "1.5", scheme: .dotted)).held == nil)
+        #expect(settle(decision, position: 0, limits: VersionLimits(maxVersion: "1.5", scheme: .dotted)).held == nil, "numbers not packed")
     }
 
     @Test("a required update shows through every limit, the note naming what it overrides")
@@ -159,7 +159,46 @@ struct RolloutControlTests {
         let limits = VersionLimits(hold: Hold(version: "1.0", since: announced), scheme: .dotted)
         let settled = settle(try document(required: true), position: 0, limits: limits)
         #expect(settled.decision.status == .updateRequired && settled.held == nil)
-        #expect(settled.decision.note == "required: the hold at 1.0 does not defer it")
+        #expect(settled.decision.note == nil, "the note is the limits', derived, never stored: settling again cannot pile it up")
+        #expect(limits.note(for: settled.decision) == "required: the hold at 1.0 does not defer it")
+        let again = settle(settled.decision, position: 0, limits: limits)
+        #expect(again.decision == settled.decision)
+    }
+
+    @Test("an offer made, then kept back by a hold, is offered again when the hold is lifted, whatever the cap says meanwhile")
+    func offerRestoredAfterHold() throws {
+        let offered = settle(try document(cap: "100"), position: 0.5).decision
+        let limits = VersionLimits(hold: Hold(version: "1.0", since: announced), scheme: .dotted)
+        let held = settle(try document(cap: "100"), position: 0.5, limits: limits, offered: offered)
+        #expect(held.held?.wasOffered == true && held.decision.status == .upToDate)
+        // A check while held sees the rollout paused.
+        let paused = settle(try document(cap: "0"), position: 0.5, limits: limits, offered: held.decision, held: held.held)
+        #expect(paused.held?.wasOffered == true, "remembered across checks")
+        let lifted = settle(try document(cap: "0"), position: 0.5, limits: VersionLimits(scheme: .dotted), offered: paused.decision, held: paused.held)
+        #expect(lifted.decision.status == .updateAvailable && lifted.pending == nil, "never withdrawn by the rollout")
+        let never = settle(try document(cap: "0"), position: 0.5, limits: limits)
+        #expect(never.held?.wasOffered == false, "a version never offered here waits for the rollout as any other")
+    }
+
+    @Test("with packed numbers, a named hold, max-version and ignore-versions compare with a document that names only a number")
+    func packedNumbers() throws {
+        // 2.0 packed, against 1.0 packed.
+        let decision = try SSVCResponse(parsing: Array(#"{"SSVCLatestVersionNumber":33587200}"#.utf8))
+            .decide(for: RunningVersion(key: "1.0", configuredNumber: 16_809_984))
+        for limits in [
+            VersionLimits(hold: Hold(version: "1.5", since: announced), scheme: .dotted, packedNumbers: true),
+            VersionLimits(maxVersion: "1.9", scheme: .dotted, packedNumbers: true),
+            VersionLimits(ignoreVersions: ["v2.0"], scheme: .dotted, packedNumbers: true),
+        ] {
+            #expect(settle(decision, position: 0, limits: limits).held != nil, "\(limits)")
+        }
+        let numbered = VersionLimits(maxVersion: "1.9", scheme: .dotted, packedNumbers: false)
+        #expect(settle(decision, position: 0, limits: numbered).held == nil, "numbers of the app's own are not packed keys")
+        #expect(numbered.note(for: decision) == "max-version 1.9 cannot apply: the server names no version key to compare")
+        let flag = try SSVCResponse(parsing: Array(#"{"SSVCUpdateAvailable":true}"#.utf8)).decide(for: RunningVersion(key: "1.0"))
+        let hold = VersionLimits(hold: Hold(version: "1.0", number: 16_809_984, since: announced), scheme: .dotted)
+        #expect(hold.note(for: flag) == "the hold at 1.0 cannot apply: the server names no version key to compare")
+        #expect(hold.note(for: try document()) == nil, "nothing to say of an update kept back")
     }
 
     @Test("an older offer in force stays while a limit keeps the newer one back, unless the limit keeps it back too")

@@ -89,11 +89,11 @@ public enum PhasedRollout {
     /// | situation                                              | in force        | pending | held |
     /// |--------------------------------------------------------|-----------------|---------|------|
     /// | no newer version                                       | `document`      | none    | none |
-    /// | a required update (a limit that would keep it noted)   | `document`      | none    | none |
+    /// | a required update                                      | `document`      | none    | none |
     /// | a limit keeps it back, a list names an older one it allows | that one, settled as here | its offer | it |
     /// | a hold or a limit keeps the version back               | held back       | none    | it   |
     /// | no settings, or neither a window nor a cap             | `document`      | none    | none |
-    /// | `offered` already offers this version                  | `document`      | none    | none |
+    /// | `offered` offers this version, or it was offered before a limit kept it back | `document` | none | none |
     /// | `now` ≥ T + p × W (a late first check included), and p × 100 < the cap | `document` | none | none |
     /// | otherwise                                              | held back       | offer   | none |
     ///
@@ -102,24 +102,25 @@ public enum PhasedRollout {
     /// `rolloutPercentage` (100 or none: no cap). Held back is `offered`
     /// when it offers an older update that the limits allow (a phased
     /// offer is never withdrawn while the machine runs the version it was
-    /// made to; a hold set since does withdraw it), else up to date.
+    /// made to; a limit set since withdraws it while it lasts), else up to
+    /// date.
     /// `offered` is the decision in force before, for the same running
     /// version; nil when there was none or the running version changed.
-    /// `previouslyHeld` keeps the time a version was first kept back.
+    /// `previouslyHeld` keeps the time a version was first kept back, and
+    /// whether it had been offered before.
     public static func settle(
         _ document: Decision, settings: Settings?, limits: VersionLimits? = nil, firstSeen: Date, offered: Decision?,
         previouslyHeld: HeldBack? = nil, now: Date
     ) -> Settled {
         guard document.updateAvailable, let version = version(of: document) else { return Settled(decision: document) }
-        let keptBy = limits?.keepsBack(document)
-        if document.updateRequired {
-            var required = document
-            if let keptBy, let limits { required.notes.append("required: \(limits.named(keptBy)) does not defer it") }
-            return Settled(decision: required)
-        }
-        if let keptBy, let limits {
+        // Required updates show through every limit (`VersionLimits.note` says so).
+        if document.updateRequired { return Settled(decision: document) }
+        // Offered here before: by the decision in force, or before a limit kept it back.
+        let madeBefore = offered.map { $0.updateAvailable && Self.version(of: $0) == version } == true
+            || previouslyHeld.map { $0.wasOffered && $0.version == version } == true
+        if let limits, let keptBy = limits.keepsBack(document) {
             let since = previouslyHeld.flatMap { $0.version == version && $0.by == keptBy ? $0.since : nil } ?? now
-            let held = HeldBack(version: version, by: keptBy, since: since, decision: document)
+            let held = HeldBack(version: version, by: keptBy, since: since, decision: document, wasOffered: madeBefore)
             // An offer in force stays only if the limits allow it too.
             let allowedOffer = offered.flatMap { $0.status == .updateAvailable && limits.keepsBack($0) == nil ? $0 : nil }
             // A list of releases may name an older one the limits allow: it
@@ -136,10 +137,7 @@ public enum PhasedRollout {
         guard let settings else { return Settled(decision: document) }
         let window = settings.window(for: document)
         let cap = document.rolloutPercentage.flatMap { $0 < 100 ? $0 : nil }
-        guard window > 0 || cap != nil else { return Settled(decision: document) }
-        if let offered, offered.updateAvailable, Self.version(of: offered) == version {
-            return Settled(decision: document)
-        }
+        guard window > 0 || cap != nil, !madeBefore else { return Settled(decision: document) }
         // Whole seconds, as the state file stores times: an offer settled
         // again after a restart lands on the very time it was stored with.
         let announced = Self.wholeSeconds(document.availableSince ?? firstSeen)

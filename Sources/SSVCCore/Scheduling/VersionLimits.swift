@@ -13,12 +13,19 @@ public struct VersionLimits: Sendable, Equatable {
     public var hold: Hold?
     /// The app's scheme, under which every version here compares.
     public var scheme: VersionScheme
+    /// The app's version numbers are packed from its keys (it sets no
+    /// `version-number`): a limit compares with a document that names
+    /// only a number through its own packed number.
+    public var packedNumbers: Bool
 
-    public init(maxVersion: String? = nil, ignoreVersions: [String] = [], hold: Hold? = nil, scheme: VersionScheme) {
+    public init(
+        maxVersion: String? = nil, ignoreVersions: [String] = [], hold: Hold? = nil, scheme: VersionScheme, packedNumbers: Bool = false
+    ) {
         self.maxVersion = maxVersion
         self.ignoreVersions = ignoreVersions
         self.hold = hold
         self.scheme = scheme
+        self.packedNumbers = packedNumbers
     }
 
     /// Nothing to keep back.
@@ -27,17 +34,42 @@ public struct VersionLimits: Sendable, Equatable {
     /// What keeps the version `decision` names back, or nil when it may be
     /// offered. A hold is asked first, then `max-version`, then
     /// `ignore-versions`. A decision that names only a number is compared
-    /// with the hold's number, when the hold recorded one; it is not
-    /// compared with keys.
+    /// with the limits' numbers: a hold's recorded one, else each limit's
+    /// packed number when the app's numbers are packed.
     public func keepsBack(_ decision: Decision) -> HeldBy? {
         guard let key = decision.latestVersion else {
-            if let number = decision.latestVersionNumber, let held = hold?.number, number > held { return .hold }
+            guard let number = decision.latestVersionNumber else { return nil }
+            if let held = hold.flatMap({ $0.number ?? self.number($0.version) }), number > held { return .hold }
+            if let maximum = maxVersion.flatMap(self.number), number > maximum { return .maxVersion }
+            if ignoreVersions.contains(where: { self.number($0) == number }) { return .ignoreVersions }
             return nil
         }
         if let hold, above(key, hold.version) { return .hold }
         if let maxVersion, above(key, maxVersion) { return .maxVersion }
         if ignoreVersions.contains(where: { same(key, $0) }) { return .ignoreVersions }
         return nil
+    }
+
+    /// What the status says of the limits beside `decision`: that a
+    /// required update shows through the one that would keep it back, or
+    /// that a limit cannot apply to an update that names no version key
+    /// it could compare with. Derived each time, never stored.
+    public func note(for decision: Decision) -> String? {
+        guard decision.updateAvailable, !isEmpty else { return nil }
+        if let by = keepsBack(decision) {
+            return decision.updateRequired ? "required: \(named(by)) does not defer it" : nil
+        }
+        guard decision.latestVersion == nil else { return nil }
+        let uncompared: HeldBy? = if let hold, decision.latestVersionNumber == nil || (hold.number ?? number(hold.version)) == nil {
+            .hold
+        } else if let maxVersion, decision.latestVersionNumber == nil || number(maxVersion) == nil {
+            .maxVersion
+        } else if !ignoreVersions.isEmpty, decision.latestVersionNumber == nil || ignoreVersions.contains(where: { number($0) == nil }) {
+            .ignoreVersions
+        } else {
+            nil
+        }
+        return uncompared.map { "\(named($0)) cannot apply: the server names no version key to compare" }
     }
 
     /// What `by` says in a status line: "the hold at 1.2", "max-version 1.5".
@@ -47,6 +79,11 @@ public struct VersionLimits: Sendable, Equatable {
         case .maxVersion: "max-version \(maxVersion ?? "?")"
         case .ignoreVersions: "ignore-versions"
         }
+    }
+
+    /// A limit's packed number, when the app's numbers are packed.
+    private func number(_ key: String) -> UInt64? {
+        packedNumbers ? NumVersion.pack(VersionScheme.droppingV(key)) : nil
     }
 
     /// Text that is no version under the scheme never compares as above:
@@ -69,6 +106,13 @@ public enum HeldBy: String, Sendable, Equatable, Codable, CaseIterable {
 
 /// `ssvcctl hold`: no offer above `version` until `ssvcctl unhold`.
 public struct Hold: Sendable, Equatable, Codable {
+    /// Why a hold read from a state file cannot apply under `scheme` (it
+    /// was set under another scheme, or the file was edited): the rules
+    /// `Hold` calls and the app keys follow. Nil when it can.
+    public func problem(scheme: VersionScheme) -> String? {
+        AppKeyRules.versionLimitProblem(version, scheme: scheme)
+    }
+
     /// The version held at: the one named, else the one running when the hold was set.
     public var version: String
     /// That version's number, when it was the running one and had one.
@@ -91,11 +135,16 @@ public struct HeldBack: Sendable, Equatable, Codable {
     public var since: Date
     /// The document's decision, in force once nothing keeps it back.
     public var decision: Decision
+    /// The version had been offered here before a limit kept it back: once
+    /// nothing keeps it back it is offered again at once, whatever the
+    /// rollout says now (an offer made is never withdrawn by the rollout).
+    public var wasOffered: Bool
 
-    public init(version: String, by: HeldBy, since: Date, decision: Decision) {
+    public init(version: String, by: HeldBy, since: Date, decision: Decision, wasOffered: Bool = false) {
         self.version = version
         self.by = by
         self.since = since
         self.decision = decision
+        self.wasOffered = wasOffered
     }
 }

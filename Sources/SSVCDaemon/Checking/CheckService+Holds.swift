@@ -20,6 +20,10 @@ extension CheckService {
         if let version {
             if let problem = AppKeyRules.versionLimitProblem(version, scheme: app.versionScheme) { throw .cannot(problem) }
             hold = Hold(version: version, since: runtime.clock.now)
+        } else if case let .fixed(key) = app.version, current.currentVersion == nil {
+            // Configured, so known before any check has read it.
+            let running = RunningVersion(key: key, configuredNumber: app.versionNumber, scheme: app.versionScheme)
+            hold = Hold(version: key, number: running.number, since: runtime.clock.now)
         } else {
             guard let running = current.currentVersion, !running.isEmpty else {
                 throw .cannot(
@@ -32,18 +36,41 @@ extension CheckService {
         next.hold = hold
         state.apps[name] = next
         settle(app, change: .set(hold, caller: caller))
+        // An operator's command that answered is on disk.
+        writer.writeNow(writeSource)
         return report(app, now: runtime.clock.now).appStatus
     }
 
     /// Lifts `name`'s hold, if any, and settles what it is offered; nil
     /// when there is no such app.
+    ///
+    /// Both write the state at once: a hold the caller was told of
+    /// survives a crash the next moment.
     public func unhold(_ name: String, caller: UInt32?) -> AppStatus? {
         guard let app = app(named: name) else { return nil }
         if var next = state.apps[name], let hold = next.hold {
             next.hold = nil
             state.apps[name] = next
             settle(app, change: .lifted(hold, caller: caller))
+            writer.writeNow(writeSource)
         }
         return report(app, now: runtime.clock.now).appStatus
+    }
+}
+
+extension CheckService {
+    /// Lifts each hold that cannot apply under its app's scheme (the
+    /// scheme changed since it was set, or the state file was edited),
+    /// saying so: a hold shown but not applied would mislead.
+    func liftInvalidHolds() {
+        for app in configuration.apps {
+            guard var next = state.apps[app.name], let hold = next.hold, let problem = hold.problem(scheme: app.versionScheme) else { continue }
+            next.hold = nil
+            state.apps[app.name] = next
+            logger.warning(
+                "\(app.name): hold lifted: \(DisplayText.cut(problem)); set it again with ssvcctl hold \(app.name) VERSION",
+                metadata: ["MESSAGE_ID": "\(MessageID.holdChanged.rawValue)", "SSVC_APP": "\(app.name)"]
+            )
+        }
     }
 }

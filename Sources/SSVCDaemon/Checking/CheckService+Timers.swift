@@ -83,6 +83,7 @@ extension CheckService {
     /// a version a limit now keeps back is withdrawn, one no limit keeps
     /// back any more is offered; each is reported.
     func settleOffers() {
+        liftInvalidHolds()
         for app in configuration.apps { settle(app, change: .limits) }
     }
 

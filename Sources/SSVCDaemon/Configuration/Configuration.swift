@@ -95,7 +95,9 @@ public struct AppConfiguration: Sendable, Equatable {
 extension AppConfiguration {
     /// What keeps versions back for the app: its keys and `hold`.
     func limits(hold: Hold?) -> VersionLimits {
-        VersionLimits(maxVersion: maxVersion, ignoreVersions: ignoreVersions, hold: hold, scheme: versionScheme)
+        VersionLimits(
+            maxVersion: maxVersion, ignoreVersions: ignoreVersions, hold: hold, scheme: versionScheme, packedNumbers: versionNumber == nil
+        )
     }
 }
 

@@ -19,12 +19,21 @@ struct AppReport {
     var maskedURL: String { URLText.masked(app.url) }
     var stale: Bool { state.isStale(now: now, schedule: app.schedule, signature: app.signature) }
 
+    /// The decision's notes, and what the limits say beside it (a
+    /// required update shown through a hold).
+    var note: String? {
+        let notes = [state.decision?.note, state.decision.flatMap(app.limits(hold: state.hold).note)].compactMap { $0 }
+        return notes.isEmpty ? nil : notes.joined(separator: "; ")
+    }
+
     /// `GetStatus`'s and Watch's view.
     var appStatus: AppStatus {
-        AppStatus(
+        var status = AppStatus(
             name: app.name, format: app.format, url: maskedURL, schedule: app.schedule, proxy: app.proxyInUse(daemon),
             signature: app.signature, state: state, next: next, now: now
         )
+        status.note = note
+        return status
     }
 
     /// The metrics file's view.

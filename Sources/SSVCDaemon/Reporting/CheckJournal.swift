@@ -58,7 +58,7 @@ struct CheckJournal: Sendable {
             let held = state.held.map { "; \($0.version) kept back by \($0.by.rawValue)" } ?? ""
             switch decision.status {
             case .updateRequired:
-                let note = decision.note.map { " (\($0))" } ?? ""
+                let note = report.note.map { " (\($0))" } ?? ""
                 logger.warning("\(app.name): update required: \(current) → \(latest)\(note)", metadata: metadata)
             case .updateAvailable:
                 logger.notice("\(app.name): update available: \(current) → \(latest)\(phased)\(held)", metadata: metadata)

@@ -79,6 +79,7 @@ struct RolloutControlVirtualTests {
         #expect(held.status == .upToDate && held.hold == "1.0" && held.heldVersion == "2.0" && held.heldBy == "hold")
         #expect(held.holdSince == RFC3339.format(Self.epoch) && held.heldSince == RFC3339.format(Self.epoch))
         #expect(server.requests.count == 1, "a hold fetches nothing")
+        #expect(daemon.stateFile?.apps["a"]?.hold?.version == "1.0", "on disk before the call answers: a crash the next moment keeps it")
         let set = daemon.record.entries.first { $0.message == "a: held at 1.0 (by uid 1000): nothing newer is offered until ssvcctl unhold a" }
         #expect(set?.metadata["MESSAGE_ID"] == MessageID.holdChanged.rawValue && set?.metadata["SSVC_CALLER_UID"] == "1000")
         let kept = daemon.record.entries.filter { $0.message.hasPrefix("a: 2.0 kept back by the hold at 1.0") }
@@ -102,6 +103,7 @@ struct RolloutControlVirtualTests {
         _ = await daemon.service.checkNow("a")
         #expect(await daemon.service.status(of: "a")?.first?.heldVersion == "2.0")
         let lifted = try #require(await daemon.service.unhold("a", caller: 0))
+        #expect(daemon.stateFile?.apps["a"]?.hold == nil, "lifted on disk at once")
         #expect(lifted.status == .updateAvailable && lifted.hold == nil && lifted.heldVersion == nil)
         #expect(daemon.record.count("a: hold at 1.0 lifted (by uid 0)") == 1)
         #expect(daemon.record.count("a: 2.0 no longer kept back (hold); status update-available") == 1)
@@ -113,18 +115,25 @@ struct RolloutControlVirtualTests {
     @Test("hold: a named version, no such app, a version the scheme cannot read, no running version known yet")
     func holdRefusals() async throws {
         let (clock, server) = try await Stage.stage { _ in VirtualTimeTests.body("2.0") }
-        let daemon = try VirtualDaemon(apps: Self.hourly("a", server) + Self.hourly("b", server, extra: "version-scheme = \"semver\"").replacingOccurrences(of: "\"1.0\"", with: "\"1.0.0\""), clock: clock)
+        let commanded = Self.hourly("c", server, extra: #"version-command = ["/bin/echo", "1.0"]"#).replacingOccurrences(of: "version = \"1.0\"\n", with: "")
+        let daemon = try VirtualDaemon(
+            apps: Self.hourly("a", server) + Self.hourly("b", server, extra: "version-scheme = \"semver\"").replacingOccurrences(of: "\"1.0\"", with: "\"1.0.0\"")
+                + commanded,
+            clock: clock
+        )
         await daemon.start()
         await #expect(throws: CheckService.HoldRefusal.self) { try await daemon.service.hold("nope", at: nil, caller: nil) }
         await #expect(daemon.service.unhold("nope", caller: nil) == nil)
         do {
-            _ = try await daemon.service.hold("a", at: nil, caller: nil)
-            Issue.record("a hold without a version before any check")
+            _ = try await daemon.service.hold("c", at: nil, caller: nil)
+            Issue.record("a hold without a version before any check ran the command")
         } catch let .cannot(reason) {
-            #expect(reason.hasPrefix("the running version of a is not known yet"), "\(reason)")
+            #expect(reason.hasPrefix("the running version of c is not known yet"), "\(reason)")
         } catch {
             Issue.record("\(error)")
         }
+        let configured = try await daemon.service.hold("b", at: nil, caller: nil)
+        #expect(configured.hold == "1.0.0", "a configured version is known before any check")
         do {
             _ = try await daemon.service.hold("b", at: "1.x", caller: nil)
             Issue.record("1.x held under semver")
@@ -159,6 +168,30 @@ struct RolloutControlVirtualTests {
         document.set(#"{"SSVCLatestVersionKey":"2.0.1"}"#)
         let past = try #require(await daemon.service.checkNow("a")?.first)
         #expect(past.status == .updateAvailable && past.latestVersion == "2.0.1" && past.heldVersion == nil)
+        await Stage.end(daemon, server)
+    }
+
+    @Test("a hold that cannot apply under the app's scheme (edited in the state file, or the scheme changed) is lifted at start or reload, and said")
+    func invalidHoldsLifted() async throws {
+        let (clock, server) = try await Stage.stage { _ in VirtualTimeTests.body("2.0") }
+        var state = DaemonState()
+        var edited = AppState()
+        edited.hold = Hold(version: "", since: Self.epoch)
+        state.apps["a"] = edited
+        var fine = AppState()
+        fine.hold = Hold(version: "1.5", since: Self.epoch)
+        state.apps["b"] = fine
+        let daemon = try VirtualDaemon(apps: Self.hourly("a", server) + Self.hourly("b", server, extra: "# scheme"), state: state, clock: clock)
+        await daemon.start()
+        #expect(await daemon.service.status(of: "a")?.first?.hold == nil)
+        #expect(daemon.record.count("a: hold lifted: '' is not a valid dotted version: empty") == 1, "\(daemon.record.messages)")
+        #expect(await daemon.service.status(of: "b")?.first?.hold == "1.5")
+        try daemon.edit("# scheme", "version-scheme = \"semver\"")
+        try daemon.edit("version = \"1.0\"\nversion-scheme", "version = \"1.0.0\"\nversion-scheme")
+        try await daemon.service.reload()
+        #expect(await daemon.service.status(of: "b")?.first?.hold == nil, "1.5 is no semver version")
+        let lifted = daemon.record.entries.first { $0.message.hasPrefix("b: hold lifted: '1.5' is not a valid semver version") }
+        #expect(lifted?.level == .warning && lifted?.metadata["MESSAGE_ID"] == MessageID.holdChanged.rawValue, "\(daemon.record.messages)")
         await Stage.end(daemon, server)
     }
 }
