@@ -116,6 +116,25 @@ struct RolloutControlTests {
         #expect(state.status == .updateAvailable, "paused again: the offer made stays")
     }
 
+    @Test("format json: the cap at rollout-percentage-pointer; nothing there, or null, is no cap; anything else not a percentage rejects")
+    func jsonCap() throws {
+        let settings = PointerDocument.Settings(version: try JSONPointer(parsing: "/v"), rolloutPercentage: try JSONPointer(parsing: "/rollout/cap"))
+        func cap(_ text: String) throws(ResponseError) -> Double? {
+            try PointerDocument(parsing: Array(text.utf8), settings: settings).rolloutPercentage
+        }
+        #expect(try cap(#"{"v":"2.0","rollout":{"cap":12.5}}"#) == 12.5)
+        #expect(try cap(#"{"v":"2.0"}"#) == nil)
+        #expect(try cap(#"{"v":"2.0","rollout":{"cap":null}}"#) == nil)
+        #expect(throws: ResponseError.self) { try cap(#"{"v":"2.0","rollout":{"cap":"12.5"}}"#) }
+        #expect(throws: ResponseError.self) { try cap(#"{"v":"2.0","rollout":{"cap":101}}"#) }
+        do {
+            _ = try cap(#"{"v":"2.0","rollout":{"cap":1e400}}"#)
+            Issue.record("1e400 accepted")
+        } catch {
+            #expect("\(error)".contains("rollout-percentage-pointer '/rollout/cap': 1e400 is not a percentage from 0 to 100"), "\(error)")
+        }
+    }
+
     // MARK: The machine's limits
 
     @Test("max-version keeps a newer version back, in the app's scheme; at or below it, it is offered")

@@ -60,9 +60,10 @@ public struct PointerDocument: Sendable, Equatable {
                 guard let date = field("date-pointer", pointer) else { throw nothing("date-pointer", pointer) }
                 self.date = try Self.time(date)
             }
-            if let pointer = settings.rolloutPercentage {
-                guard let cap = field("rollout-percentage-pointer", pointer) else { throw nothing("rollout-percentage-pointer", pointer) }
-                rolloutPercentage = try cap.percentage()
+            // Unlike the others, a cap may come and go: nothing there, or
+            // null, is no cap (a publisher resumes by removing it).
+            if let pointer = settings.rolloutPercentage, let cap = field("rollout-percentage-pointer", pointer) {
+                if case .null = cap.value {} else { rolloutPercentage = try cap.percentage() }
             }
         } catch {
             throw .invalid(error)
