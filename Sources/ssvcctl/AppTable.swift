@@ -41,11 +41,11 @@ enum AppTable {
     }
 
     /// Why the pending version is not offered yet: "offered here at
-    /// <time>" or "waiting for the rollout to reach 62 %".
+    /// <time>" or "waiting for the rollout to pass 61.38 %".
     static func waiting(_ app: AppStatus) -> String {
         if let offerAt = app.offerAt { return "offered here at \(TimeText.local(offerAt))" }
         if let needed = app.offerAtPercentage {
-            return "waiting for the rollout to reach \(PhasedOffer.percentageToReach(needed)) %"
+            return "waiting for the rollout to pass \(PhasedOffer.shareToPass(needed)) %"
                 + (app.rolloutPercentage.map { " (now \(percent($0)) %)" } ?? "")
         }
         return "offered here at ?"

@@ -137,7 +137,8 @@ struct EvaluationReport: Encodable {
     /// Why the pending version waits: its time, or the publisher's cap.
     private var waiting: String {
         if let offerAtPercentage {
-            return "waiting for the rollout to reach \(PhasedOffer.percentageToReach(offerAtPercentage)) % (this machine at \(offerAtPercentage) %)"
+            return "waiting for the rollout to pass \(PhasedOffer.shareToPass(offerAtPercentage)) %"
+                + (rolloutPercentage.map { " (now \(AppTable.percent($0)) %)" } ?? "")
         }
         return "offered here at \(offerAt ?? "?")"
     }

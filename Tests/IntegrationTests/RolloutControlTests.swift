@@ -32,7 +32,7 @@ struct RolloutControlTests {
         }
         #expect(try offered() == [true, true, false, false, false], "stopped at 40 %")
         let waiting = try check(fleet[2]).text
-        #expect(waiting.contains("app: 2.0 phased: waiting for the rollout to reach 51 % (now 40 %)"), "\(waiting)")
+        #expect(waiting.contains("app: 2.0 phased: waiting for the rollout to pass 50 % (now 40 %)"), "\(waiting)")
 
         try server.set(["body": #"{"SSVCLatestVersionKey":"2.0","SSVCPhasedRolloutPercentage":0}"#])
         #expect(try offered() == [true, true, false, false, false], "paused: nobody new, nobody withdrawn")
@@ -47,7 +47,7 @@ struct RolloutControlTests {
 
         try server.set(["body": #"{"SSVCLatestVersionKey":"2.0","SSVCPhasedRolloutPercentage":75.5}"#])
         #expect(try offered() == [true, true, true, true, false], "resumed to 75.5 %")
-        #expect(try check(fleet[4]).text.contains("app: 2.0 phased: waiting for the rollout to reach 91 % (now 75.5 %)"))
+        #expect(try check(fleet[4]).text.contains("app: 2.0 phased: waiting for the rollout to pass 90 % (now 75.5 %)"))
         try server.set(["body": #"{"SSVCLatestVersionKey":"2.0","SSVCPhasedRolloutPercentage":"half"}"#])
         let results = try fleet.map { try check($0) }
         #expect(results.map(\.status) == [10, 10, 10, 10, 12], "a bad cap keeps the last good decision: \(results.map(\.text))")

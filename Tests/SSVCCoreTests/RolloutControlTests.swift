@@ -92,7 +92,8 @@ struct RolloutControlTests {
         let plan = NextCheck(at: announced.addingTimeInterval(86_400), reason: .schedule)
         #expect(Wake.next(check: plan, offer: state.pending) == Wake(at: plan.at!, reason: .check))
         #expect(state.offering(at: announced.addingTimeInterval(365 * 86_400)) == nil)
-        #expect(PhasedOffer.percentageToReach(50) == 51 && PhasedOffer.percentageToReach(61.3) == 62 && PhasedOffer.percentageToReach(99.99) == 100)
+        let shown = [50, 61.3712, 0.62 * 100, 99.999, 0.001, 12.5].map(PhasedOffer.shareToPass)
+        #expect(shown == ["50", "61.38", "62", "100", "0.01", "12.5"], "rounded up to hundredths, so any cap above it offers")
     }
 
     @Test("the state's record of a check follows the cap as the document changes: stop, pause, resume")
@@ -189,14 +190,37 @@ struct RolloutControlTests {
         let offered = settle(try document(cap: "100"), position: 0.5).decision
         let limits = VersionLimits(hold: Hold(version: "1.0", since: announced), scheme: .dotted)
         let held = settle(try document(cap: "100"), position: 0.5, limits: limits, offered: offered)
-        #expect(held.held?.wasOffered == true && held.decision.status == .upToDate)
+        #expect(held.held?.withdrawn?.latestVersion == "2.0" && held.decision.status == .upToDate)
         // A check while held sees the rollout paused.
         let paused = settle(try document(cap: "0"), position: 0.5, limits: limits, offered: held.decision, held: held.held)
-        #expect(paused.held?.wasOffered == true, "remembered across checks")
+        #expect(paused.held?.withdrawn?.latestVersion == "2.0", "remembered across checks")
         let lifted = settle(try document(cap: "0"), position: 0.5, limits: VersionLimits(scheme: .dotted), offered: paused.decision, held: paused.held)
         #expect(lifted.decision.status == .updateAvailable && lifted.pending == nil, "never withdrawn by the rollout")
         let never = settle(try document(cap: "0"), position: 0.5, limits: limits)
-        #expect(never.held?.wasOffered == false, "a version never offered here waits for the rollout as any other")
+        #expect(never.held?.withdrawn == nil, "a version never offered here waits for the rollout as any other")
+    }
+
+    @Test("an older offer a limit withdrew while a newer version was pending is in force again once the limit goes")
+    func olderOfferRestored() throws {
+        let older = try document("2.0")
+        let limits = VersionLimits(maxVersion: "1.5", scheme: .dotted)
+        let pending = settle(try document("3.0", cap: "10"), position: 0.5, offered: older)
+        #expect(pending.decision.latestVersion == "2.0" && pending.pending?.version == "3.0")
+        let held = settle(try document("3.0", cap: "10"), position: 0.5, limits: limits, offered: pending.decision)
+        #expect(held.decision.status == .upToDate && held.held?.withdrawn?.latestVersion == "2.0", "max-version 1.5 withdraws 2.0 too")
+        let lifted = settle(try document("3.0", cap: "10"), position: 0.5, offered: held.decision, held: held.held)
+        #expect(lifted.decision.latestVersion == "2.0" && lifted.pending?.version == "3.0", "2.0 back in force, 3.0 still waiting")
+    }
+
+    @Test("an offer no limit can compare with (a flag alone) does not stay beside a version a limit keeps back")
+    func uncomparableOfferGoes() throws {
+        let flag = try SSVCResponse(parsing: Array(#"{"SSVCUpdateAvailable":true}"#.utf8)).decide(for: running)
+        let limits = VersionLimits(hold: Hold(version: "1.5", since: announced), scheme: .dotted)
+        let allowed = try document("1.5")
+        #expect(!limits.allow(flag) && limits.allow(allowed))
+        let held = settle(try document("2.0"), position: 0, limits: limits, offered: flag)
+        #expect(held.decision.status == .upToDate && held.held?.version == "2.0")
+        #expect(limits.note(for: held.decision) == nil, "nothing says the hold cannot apply any more")
     }
 
     @Test("with packed numbers, a named hold, max-version and ignore-versions compare with a document that names only a number")

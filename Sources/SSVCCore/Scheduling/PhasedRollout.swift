@@ -107,7 +107,7 @@ public enum PhasedRollout {
     /// `offered` is the decision in force before, for the same running
     /// version; nil when there was none or the running version changed.
     /// `previouslyHeld` keeps the time a version was first kept back, and
-    /// whether it had been offered before.
+    /// the offer a limit withdrew, which counts as in force as `offered` does.
     public static func settle(
         _ document: Decision, settings: Settings?, limits: VersionLimits? = nil, firstSeen: Date, offered: Decision?,
         previouslyHeld: HeldBack? = nil, now: Date
@@ -115,14 +115,14 @@ public enum PhasedRollout {
         guard document.updateAvailable, let version = version(of: document) else { return Settled(decision: document) }
         // Required updates show through every limit (`VersionLimits.note` says so).
         if document.updateRequired { return Settled(decision: document) }
-        // Offered here before: by the decision in force, or before a limit kept it back.
-        let madeBefore = offered.map { $0.updateAvailable && Self.version(of: $0) == version } == true
-            || previouslyHeld.map { $0.wasOffered && $0.version == version } == true
+        // The offer in force here: the one before, or the one a limit withdrew.
+        let inForce = offered.flatMap { $0.status == .updateAvailable ? $0 : nil } ?? previouslyHeld?.withdrawn
+        let madeBefore = inForce.map { Self.version(of: $0) == version } == true
         if let limits, let keptBy = limits.keepsBack(document) {
             let since = previouslyHeld.flatMap { $0.version == version && $0.by == keptBy ? $0.since : nil } ?? now
-            let held = HeldBack(version: version, by: keptBy, since: since, decision: document, wasOffered: madeBefore)
+            let held = HeldBack(version: version, by: keptBy, since: since, decision: document, withdrawn: inForce)
             // An offer in force stays only if the limits allow it too.
-            let allowedOffer = offered.flatMap { $0.status == .updateAvailable && limits.keepsBack($0) == nil ? $0 : nil }
+            let allowedOffer = inForce.flatMap { limits.allow($0) ? $0 : nil }
             // A list of releases may name an older one the limits allow: it
             // is offered in place of the newest, phased as any other.
             if let older = document.otherNewer?.first(where: { limits.keepsBack($0.decision(replacing: document)) == nil }) {
@@ -147,7 +147,6 @@ public enum PhasedRollout {
             version: version, announcedAt: announced, window: window, position: position, offerAt: offerAt, cap: cap, decision: document
         )
         guard now < offerAt || offer.capped else { return Settled(decision: document) }
-        let inForce = offered.flatMap { $0.status == .updateAvailable ? $0 : nil }
         return Settled(decision: heldBack(document, offered: inForce), pending: offer)
     }
 
@@ -202,11 +201,16 @@ public struct PhasedOffer: Sendable, Equatable, Codable {
     /// position × 100.
     public var percentageNeeded: Double { position * 100 }
 
-    /// The whole percentage the server's cap must reach for this machine:
-    /// the next above its position × 100, at most 100.
-    public static func percentageToReach(_ needed: Double) -> Int {
-        guard needed.isFinite else { return 100 }
-        return min(Int(max(needed, 0).rounded(.down)) + 1, 100)
+    /// The share the server's cap must pass for this machine, as people
+    /// read it: its position × 100 rounded up to hundredths ("61.38",
+    /// "50"), so that any cap above the figure shown offers the version.
+    public static func shareToPass(_ needed: Double) -> String {
+        guard needed.isFinite else { return "100" }
+        // Less a hair, so that a pinned 0.62 (62.00000000000001) shows 62.
+        let hundredths = Int((min(max(needed, 0), 100) * 100 - 1e-7).rounded(.up))
+        let fraction = hundredths % 100
+        guard fraction != 0 else { return String(hundredths / 100) }
+        return "\(hundredths / 100)." + (fraction % 10 == 0 ? String(fraction / 10) : (fraction < 10 ? "0" : "") + String(fraction))
     }
 
     /// When the offer is made, if time alone decides it: nil while capped.

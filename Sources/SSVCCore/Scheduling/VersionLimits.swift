@@ -55,21 +55,30 @@ public struct VersionLimits: Sendable, Equatable {
     /// that a limit cannot apply to an update that names no version key
     /// it could compare with. Derived each time, never stored.
     public func note(for decision: Decision) -> String? {
-        guard decision.updateAvailable, !isEmpty else { return nil }
+        guard decision.updateAvailable else { return nil }
         if let by = keepsBack(decision) {
             return decision.updateRequired ? "required: \(named(by)) does not defer it" : nil
         }
+        return uncompared(decision).map { "\(named($0)) cannot apply: the server names no version key to compare" }
+    }
+
+    /// The limits let `decision`'s offer stand: nothing keeps it back, and
+    /// each limit could tell (an offer no limit can compare with does not
+    /// stand beside one they keep back).
+    public func allow(_ decision: Decision) -> Bool {
+        keepsBack(decision) == nil && uncompared(decision) == nil
+    }
+
+    /// The first limit that cannot compare with the version `decision`
+    /// names: it names no key, and the limit has no number to compare with
+    /// the number it names, if any.
+    private func uncompared(_ decision: Decision) -> HeldBy? {
         guard decision.latestVersion == nil else { return nil }
-        let uncompared: HeldBy? = if let hold, decision.latestVersionNumber == nil || (hold.number ?? number(hold.version)) == nil {
-            .hold
-        } else if let maxVersion, decision.latestVersionNumber == nil || number(maxVersion) == nil {
-            .maxVersion
-        } else if !ignoreVersions.isEmpty, decision.latestVersionNumber == nil || ignoreVersions.contains(where: { number($0) == nil }) {
-            .ignoreVersions
-        } else {
-            nil
-        }
-        return uncompared.map { "\(named($0)) cannot apply: the server names no version key to compare" }
+        let named = decision.latestVersionNumber != nil
+        if let hold, !named || (hold.number ?? number(hold.version)) == nil { return .hold }
+        if let maxVersion, !named || number(maxVersion) == nil { return .maxVersion }
+        if !ignoreVersions.isEmpty, !named || ignoreVersions.contains(where: { number($0) == nil }) { return .ignoreVersions }
+        return nil
     }
 
     /// What `by` says in a status line: "the hold at 1.2", "max-version 1.5".
@@ -135,16 +144,17 @@ public struct HeldBack: Sendable, Equatable, Codable {
     public var since: Date
     /// The document's decision, in force once nothing keeps it back.
     public var decision: Decision
-    /// The version had been offered here before a limit kept it back: once
-    /// nothing keeps it back it is offered again at once, whatever the
-    /// rollout says now (an offer made is never withdrawn by the rollout).
-    public var wasOffered: Bool
+    /// The offer in force here when a limit first kept a version back (this
+    /// one, or an older one): once the limits allow it again it is in force
+    /// again at once, whatever the rollout says by then (an offer made is
+    /// never withdrawn by the rollout). Nil when none was.
+    public var withdrawn: Decision?
 
-    public init(version: String, by: HeldBy, since: Date, decision: Decision, wasOffered: Bool = false) {
+    public init(version: String, by: HeldBy, since: Date, decision: Decision, withdrawn: Decision? = nil) {
         self.version = version
         self.by = by
         self.since = since
         self.decision = decision
-        self.wasOffered = wasOffered
+        self.withdrawn = withdrawn
     }
 }

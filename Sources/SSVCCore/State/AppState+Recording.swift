@@ -42,10 +42,14 @@ extension AppState {
             if let version = PhasedRollout.version(of: document) {
                 firstSeen = next.firstSeen(version, at: time)
             }
-            // What was in force holds only for the version it was decided for.
-            let inForce = running.map { $0.key == currentVersion } ?? false ? decision : nil
+            // What was in force holds only for the version it was decided
+            // for, and so does an offer a limit withdrew.
+            let sameVersion = running.map { $0.key == currentVersion } ?? false
+            var heldBefore = held
+            if !sameVersion { heldBefore?.withdrawn = nil }
             let settled = PhasedRollout.settle(
-                document, settings: rollout, limits: limits, firstSeen: firstSeen, offered: inForce, previouslyHeld: held, now: time
+                document, settings: rollout, limits: limits, firstSeen: firstSeen, offered: sameVersion ? decision : nil,
+                previouslyHeld: heldBefore, now: time
             )
             next.decision = settled.decision
             next.pending = settled.pending

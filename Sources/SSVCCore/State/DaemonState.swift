@@ -12,6 +12,26 @@ public struct DaemonState: Sendable, Equatable, Codable {
         self.schema = Self.currentSchema
         self.apps = apps
     }
+
+    /// The state of the apps `names` holds; of any other app only its
+    /// hold, kept for when it comes back (a package upgrade may remove and
+    /// restore an app file), with the names of the apps whose hold is so
+    /// kept for the first time.
+    public func pruned(to names: Set<String>) -> (state: DaemonState, holdsKept: [String]) {
+        var next = self
+        var kept: [String] = []
+        for (name, app) in apps where !names.contains(name) {
+            guard let hold = app.hold else {
+                next.apps[name] = nil
+                continue
+            }
+            var bare = AppState()
+            bare.hold = hold
+            if app != bare { kept.append(name) }
+            next.apps[name] = bare
+        }
+        return (next, kept.sorted())
+    }
 }
 
 /// One app's history and last good answer.

@@ -20,8 +20,9 @@ extension CheckService {
         if let version {
             if let problem = AppKeyRules.versionLimitProblem(version, scheme: app.versionScheme) { throw .cannot(problem) }
             hold = Hold(version: version, since: runtime.clock.now)
-        } else if case let .fixed(key) = app.version, current.currentVersion == nil {
-            // Configured, so known before any check has read it.
+        } else if case let .fixed(key) = app.version {
+            // Configured: known before any check has read it, and newer
+            // than what the last check read if the file changed since.
             let running = RunningVersion(key: key, configuredNumber: app.versionNumber, scheme: app.versionScheme)
             hold = Hold(version: key, number: running.number, since: runtime.clock.now)
         } else {
@@ -32,6 +33,8 @@ extension CheckService {
             }
             hold = Hold(version: running, number: current.currentVersionNumber, since: runtime.clock.now)
         }
+        // Holding again at the same version changes nothing: the hold keeps its time.
+        if let existing = current.hold, existing.version == hold.version { return report(app, now: runtime.clock.now).appStatus }
         var next = current
         next.hold = hold
         state.apps[name] = next

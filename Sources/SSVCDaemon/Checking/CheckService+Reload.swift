@@ -60,9 +60,10 @@ extension CheckService {
             timers.removeValue(forKey: name)?.cancel()
             plans[name] = nil
         }
-        let pruned = state.apps.filter { names.contains($0.key) }
-        let stateChanged = pruned.count != state.apps.count
-        if stateChanged { state.apps = pruned }
+        let (pruned, holdsKept) = state.pruned(to: names)
+        let stateChanged = pruned != state
+        if stateChanged { state = pruned }
+        for name in holdsKept { Self.sayHoldKept(name, hold: pruned.apps[name]?.hold, logger: logger) }
         if next.daemon.hooksDirectory != configuration.daemon.hooksDirectory { reporter.setHooks(next.daemon.hooksDirectory) }
         writer.moveMetrics(to: next.daemon.metricsFile)
         // Apps whose settings are as they were keep their plans and timers:

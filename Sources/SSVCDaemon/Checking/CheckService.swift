@@ -97,11 +97,10 @@ public actor CheckService: Service {
         controlSettings = ControlSettings(configuration.daemon)
         self.overrides = overrides
         self.environment = environment
-        // The configuration is the truth: apps removed from it leave the state too.
-        var state = state
-        let names = Set(configuration.apps.map(\.name))
-        state.apps = state.apps.filter { names.contains($0.key) }
-        self.state = state
+        // The configuration is the truth: apps removed from it leave the
+        // state too, all but a hold.
+        let (pruned, holdsKept) = state.pruned(to: Set(configuration.apps.map(\.name)))
+        self.state = pruned
         self.store = store
         fetcher = Fetcher(settings: configuration.daemon, environment: environment)
         self.logger = logger
@@ -111,6 +110,15 @@ public actor CheckService: Service {
         appSpecificID = AppSpecificID.derive(machineID: machineID)
         self.machine = machine
         self.idleMemory = idleMemory
+        for name in holdsKept { Self.sayHoldKept(name, hold: pruned.apps[name]?.hold, logger: logger) }
+    }
+
+    /// An app left the configuration with a hold: the hold stays.
+    static func sayHoldKept(_ name: String, hold: Hold?, logger: Logger) {
+        logger.notice(
+            "\(name): no longer configured; its hold at \(hold?.version ?? "?") is kept for when it comes back",
+            metadata: ["MESSAGE_ID": "\(MessageID.holdChanged.rawValue)", "SSVC_APP": "\(name)", "SSVC_HOLD": "\(hold?.version ?? "")"]
+        )
     }
 
     public func run() async throws {

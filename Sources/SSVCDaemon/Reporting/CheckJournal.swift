@@ -88,10 +88,10 @@ struct CheckJournal: Sendable {
     }
 
     /// "offered here at <time>", or, while the server's cap holds it,
-    /// "waiting for the rollout to reach 62 %".
+    /// "waiting for the rollout to pass 61.38 %".
     static func waiting(_ offer: PhasedOffer) -> String {
         guard let due = offer.dueAt else {
-            return "waiting for the rollout to reach \(PhasedOffer.percentageToReach(offer.percentageNeeded)) %"
+            return "waiting for the rollout to pass \(PhasedOffer.shareToPass(offer.percentageNeeded)) %"
         }
         return "offered here at \(RFC3339.format(due))"
     }

@@ -45,7 +45,7 @@ struct RolloutControlVirtualTests {
         #expect(stopped.status == .upToDate && stopped.pendingVersion == "2.0")
         #expect(stopped.offerAt == nil && stopped.offerAtPercentage == 50 && stopped.rolloutPercentage == 30)
         #expect(!clock.deadlines.contains(Self.epoch.addingTimeInterval(Self.hour)), "no timer for a capped offer: \(clock.deadlines)")
-        #expect(daemon.record.count("2.0 phased: waiting for the rollout to reach 51 %") == 1, "\(daemon.record.messages)")
+        #expect(daemon.record.count("2.0 phased: waiting for the rollout to pass 50 %") == 1, "\(daemon.record.messages)")
         let entry = daemon.record.entries.last { $0.message.contains("waiting for the rollout") }
         #expect(entry?.metadata["SSVC_ROLLOUT_PERCENTAGE"] == "30.0" && entry?.metadata["SSVC_PHASED_OFFER_AT"] == nil)
         await clock.advance(by: Self.hour)
@@ -192,6 +192,36 @@ struct RolloutControlVirtualTests {
         #expect(await daemon.service.status(of: "b")?.first?.hold == nil, "1.5 is no semver version")
         let lifted = daemon.record.entries.first { $0.message.hasPrefix("b: hold lifted: '1.5' is not a valid semver version") }
         #expect(lifted?.level == .warning && lifted?.metadata["MESSAGE_ID"] == MessageID.holdChanged.rawValue, "\(daemon.record.messages)")
+        await Stage.end(daemon, server)
+    }
+
+    @Test("a hold outlives its app's absence from the configuration; holding again at the same version changes nothing; a configured version is held as configured now")
+    func holdsKeptAndIdempotent() async throws {
+        let (clock, server) = try await Stage.stage { _ in VirtualTimeTests.body("2.0") }
+        let appB = Self.hourly("b", server)
+        let daemon = try VirtualDaemon(daemon: "first-check-window-seconds = 0", apps: Self.hourly("a", server) + appB, clock: clock)
+        await daemon.start()
+        await clock.advance(by: 0)
+        let first = try await daemon.service.hold("b", at: "1.5", caller: nil)
+        await clock.advance(by: 60)
+        let again = try await daemon.service.hold("b", at: "1.5", caller: nil)
+        #expect(again.holdSince == first.holdSince && daemon.record.count("b: held at 1.5") == 1, "the same hold again is no new hold")
+
+        try daemon.edit(appB, "")
+        try await daemon.service.reload()
+        #expect(daemon.record.count("b: no longer configured; its hold at 1.5 is kept for when it comes back") == 1, "\(daemon.record.messages)")
+        try await daemon.restart()
+        #expect(daemon.record.count("b: no longer configured") == 1, "said once, not at every start")
+        try daemon.edit("[[app]]\nname = \"a\"", appB + "[[app]]\nname = \"a\"")
+        try await daemon.service.reload()
+        #expect(await daemon.service.status(of: "b")?.first?.hold == "1.5", "back with the app")
+        _ = await daemon.service.checkNow("b")
+        #expect(await daemon.service.status(of: "b")?.first?.heldVersion == "2.0")
+
+        try daemon.edit("name = \"a\"\nurl = \"\(server.url("/a"))\"\nschedule = \"hourly\"\nversion = \"1.0\"",
+                        "name = \"a\"\nurl = \"\(server.url("/a"))\"\nschedule = \"hourly\"\nversion = \"1.7\"")
+        try await daemon.service.reload()
+        #expect(try await daemon.service.hold("a", at: nil, caller: nil).hold == "1.7", "the configured version, not the one the last check read")
         await Stage.end(daemon, server)
     }
 }

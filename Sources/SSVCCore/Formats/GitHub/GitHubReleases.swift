@@ -123,8 +123,11 @@ public struct GitHubReleases: Sendable, Equatable {
         return decision
     }
 
-    /// The most releases kept beside the newest for limits to choose from.
-    static let otherNewerKept = 16
+    /// The most releases kept beside the newest for limits to choose from:
+    /// a machine held a major version back still finds the newest of its
+    /// line among a project's last 64 releases, and the state file stays
+    /// small (about 8 KiB an app at most).
+    public static let otherNewerKept = 64
 
     /// The distinct versions of `releases` (newest first) that are newer
     /// than `running`, at most `otherNewerKept`; nil when there is none.
@@ -134,7 +137,8 @@ public struct GitHubReleases: Sendable, Equatable {
             guard (try? running.scheme.compare(version, running.key)) == .newer else { break }
             if let last = kept.last, (try? running.scheme.compare(version, last.version)) == .same { continue }
             kept.append(NewerRelease(
-                version: version, availableSince: release.publishedAt, name: release.name.map { DisplayText.cut($0, bytes: 256) }, targetUrl: release.url
+                version: version, availableSince: release.publishedAt, name: release.name.map { DisplayText.cut($0, bytes: 64) },
+                targetUrl: release.url.map { DisplayText.cut($0, bytes: 256) }
             ))
         }
         return kept.isEmpty ? nil : kept
