@@ -137,24 +137,72 @@ public struct Hold: Sendable, Equatable, Codable {
 
 /// A newer version kept back by a hold or a limit, and the decision that
 /// would be in force without it.
+///
+/// Its two decisions live in a box of their own: every app's state holds
+/// a `HeldBack?` inline, and two decisions inline would cost each of a
+/// thousand apps half a kilobyte while nothing is held.
 public struct HeldBack: Sendable, Equatable, Codable {
     public var version: String
     public var by: HeldBy
     /// When this machine first kept this version back for this reason.
     public var since: Date
+    private var box: Box
+
+    private final class Box: Sendable {
+        let decision: Decision
+        let withdrawn: Decision?
+
+        init(decision: Decision, withdrawn: Decision?) {
+            self.decision = decision
+            self.withdrawn = withdrawn
+        }
+    }
+
     /// The document's decision, in force once nothing keeps it back.
-    public var decision: Decision
+    public var decision: Decision {
+        get { box.decision }
+        set { box = Box(decision: newValue, withdrawn: box.withdrawn) }
+    }
+
     /// The offer in force here when a limit first kept a version back (this
     /// one, or an older one): once the limits allow it again it is in force
     /// again at once, whatever the rollout says by then (an offer made is
     /// never withdrawn by the rollout). Nil when none was.
-    public var withdrawn: Decision?
+    public var withdrawn: Decision? {
+        get { box.withdrawn }
+        set { box = Box(decision: box.decision, withdrawn: newValue) }
+    }
 
     public init(version: String, by: HeldBy, since: Date, decision: Decision, withdrawn: Decision? = nil) {
         self.version = version
         self.by = by
         self.since = since
-        self.decision = decision
-        self.withdrawn = withdrawn
+        box = Box(decision: decision, withdrawn: withdrawn)
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case version, by, since, decision, withdrawn
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        try self.init(
+            version: container.decode(String.self, forKey: .version), by: container.decode(HeldBy.self, forKey: .by),
+            since: container.decode(Date.self, forKey: .since), decision: container.decode(Decision.self, forKey: .decision),
+            withdrawn: container.decodeIfPresent(Decision.self, forKey: .withdrawn)
+        )
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(version, forKey: .version)
+        try container.encode(by, forKey: .by)
+        try container.encode(since, forKey: .since)
+        try container.encode(decision, forKey: .decision)
+        try container.encodeIfPresent(withdrawn, forKey: .withdrawn)
+    }
+
+    public static func == (lhs: HeldBack, rhs: HeldBack) -> Bool {
+        lhs.version == rhs.version && lhs.by == rhs.by && lhs.since == rhs.since && lhs.decision == rhs.decision && lhs.withdrawn == rhs.withdrawn
     }
 }
