@@ -62,15 +62,9 @@ enum AppTable {
         return "held at \(hold)" + (app.holdSince.map { " since \(TimeText.local($0))" } ?? "")
     }
 
-    /// 62, 12.5, 0.01: a percentage to two decimals, without trailing
-    /// zeros; "<0.01" for a sliver above 0.
+    /// 62, 12.5, 0.01, "<0.01": the publisher's cap as people read it.
     static func percent(_ value: Double) -> String {
-        guard value.isFinite else { return "?" }
-        if value > 0 && value < 0.01 { return "<0.01" }
-        let hundredths = Int((min(max(value, 0), 100) * 100).rounded())
-        let fraction = hundredths % 100
-        guard fraction != 0 else { return String(hundredths / 100) }
-        return "\(hundredths / 100)." + (fraction % 10 == 0 ? String(fraction / 10) : (fraction < 10 ? "0" : "") + String(fraction))
+        PhasedOffer.shareShown(value)
     }
 
     static func versions(_ app: AppStatus) -> String {

@@ -94,6 +94,7 @@ struct RolloutControlTests {
         #expect(state.offering(at: announced.addingTimeInterval(365 * 86_400)) == nil)
         let shown = [50, 61.3712, 0.62 * 100, 99.999, 0.001, 12.5].map(PhasedOffer.shareToPass)
         #expect(shown == ["50", "61.38", "62", "100", "0.01", "12.5"], "rounded up to hundredths, so any cap above it offers")
+        #expect([30, 12.5, 33.333333, 0.005, 0, 1e-300].map(PhasedOffer.shareShown) == ["30", "12.5", "33.33", "<0.01", "0", "<0.01"])
     }
 
     @Test("the state's record of a check follows the cap as the document changes: stop, pause, resume")

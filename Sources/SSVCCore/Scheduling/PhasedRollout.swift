@@ -207,7 +207,18 @@ public struct PhasedOffer: Sendable, Equatable, Codable {
     public static func shareToPass(_ needed: Double) -> String {
         guard needed.isFinite else { return "100" }
         // Less a hair, so that a pinned 0.62 (62.00000000000001) shows 62.
-        let hundredths = Int((min(max(needed, 0), 100) * 100 - 1e-7).rounded(.up))
+        return text(hundredths: Int((min(max(needed, 0), 100) * 100 - 1e-7).rounded(.up)))
+    }
+
+    /// A share as people read it, to the nearest hundredth without
+    /// trailing zeros ("62", "12.5", "0.01"); "<0.01" for a sliver above 0.
+    public static func shareShown(_ value: Double) -> String {
+        guard value.isFinite else { return "?" }
+        if value > 0 && value < 0.01 { return "<0.01" }
+        return text(hundredths: Int((min(max(value, 0), 100) * 100).rounded()))
+    }
+
+    private static func text(hundredths: Int) -> String {
         let fraction = hundredths % 100
         guard fraction != 0 else { return String(hundredths / 100) }
         return "\(hundredths / 100)." + (fraction % 10 == 0 ? String(fraction / 10) : (fraction < 10 ? "0" : "") + String(fraction))
