@@ -56,12 +56,16 @@ struct UnholdCommand: ParsableCommand {
     @Flag(help: "Print the app as JSON.") var json = false
 
     func run() throws {
-        let released = try decodeApp(try request(try client.connect(defaultTimeout: 10), .unhold, app: app))
+        let connection = try client.connect(defaultTimeout: 10)
+        // Asked first only to say which it was: a hold lifted, or none.
+        let before = try decodeApps(try request(connection, .getStatus, app: app)).first?.hold
+        let released = try decodeApp(try request(connection, .unhold, app: app))
         guard !json else {
             print(ConsoleJSON.text(["app": released]))
             return
         }
-        print("\(DisplayText.escaped(released.name)) is not held")
+        let name = DisplayText.escaped(released.name)
+        print(before.map { "\(name): hold at \(DisplayText.escaped($0)) lifted" } ?? "\(name) was not held")
         print(AppTable.render([released]))
     }
 }

@@ -94,7 +94,9 @@ struct RolloutControlTests {
         try server.set(["body": #"{"SSVCLatestVersionKey":"2.0"}"#])
         #expect(try check(daemon).status == 0)
         let unhold = try Executable.run("ssvcctl", ["--socket", daemon.socketPath, "unhold", "app"])
-        #expect(unhold.status == 0 && unhold.standardOutput.hasPrefix("app is not held\n"), "\(unhold.standardOutput)")
+        #expect(unhold.status == 0 && unhold.standardOutput.hasPrefix("app: hold at 1.0 lifted\n"), "\(unhold.standardOutput)")
+        let again = try Executable.run("ssvcctl", ["--socket", daemon.socketPath, "unhold", "app"])
+        #expect(again.status == 0 && again.standardOutput.hasPrefix("app was not held\n"), "\(again.standardOutput)")
         #expect(try Executable.run("ssvcctl", ["--socket", daemon.socketPath, "status", "app"]).status == 10, "offered again, without a fetch")
         #expect(daemon.wait { (try? String(contentsOfFile: prom, encoding: .utf8))?.contains("ssvc_update_held{app=\"app\"} 0") == true })
     }
