@@ -46,7 +46,7 @@ enum AppTable {
         if let offerAt = app.offerAt { return "offered here at \(TimeText.local(offerAt))" }
         if let needed = app.offerAtPercentage {
             return "waiting for the rollout to pass \(PhasedOffer.shareToPass(needed)) %"
-                + (app.rolloutPercentage.map { " (now \(percent($0)) %)" } ?? "")
+                + (app.rolloutPercentage.map { " (now \(PhasedOffer.shareShown($0)) %)" } ?? "")
         }
         return "offered here at ?"
     }
@@ -60,11 +60,6 @@ enum AppTable {
         }
         guard let hold = app.hold else { return nil }
         return "held at \(hold)" + (app.holdSince.map { " since \(TimeText.local($0))" } ?? "")
-    }
-
-    /// 62, 12.5, 0.01, "<0.01": the publisher's cap as people read it.
-    static func percent(_ value: Double) -> String {
-        PhasedOffer.shareShown(value)
     }
 
     static func versions(_ app: AppStatus) -> String {

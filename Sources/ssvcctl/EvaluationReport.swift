@@ -138,7 +138,7 @@ struct EvaluationReport: Encodable {
     private var waiting: String {
         if let offerAtPercentage {
             return "waiting for the rollout to pass \(PhasedOffer.shareToPass(offerAtPercentage)) %"
-                + (rolloutPercentage.map { " (now \(AppTable.percent($0)) %)" } ?? "")
+                + (rolloutPercentage.map { " (now \(PhasedOffer.shareShown($0)) %)" } ?? "")
         }
         return "offered here at \(offerAt ?? "?")"
     }
@@ -169,7 +169,7 @@ struct EvaluationReport: Encodable {
             ("note", note),
             ("request", request),
             ("phased", pendingVersion.map { "\($0) \(waiting)" }),
-            ("rollout cap", rolloutPercentage.map { "\(AppTable.percent($0)) % of machines" }),
+            ("rollout cap", rolloutPercentage.map { "\(PhasedOffer.shareShown($0)) % of machines" }),
             ("kept back", heldVersion.map { "\($0) by \(heldBy ?? "?")" }),
             ("rollout", rollout.map {
                 let percent = Int(($0.offeredFraction * 100).rounded(.down))

@@ -28,9 +28,6 @@ public struct VersionLimits: Sendable, Equatable {
         self.packedNumbers = packedNumbers
     }
 
-    /// Nothing to keep back.
-    public var isEmpty: Bool { maxVersion == nil && ignoreVersions.isEmpty && hold == nil }
-
     /// What keeps the version `decision` names back, or nil when it may be
     /// offered. A hold is asked first, then `max-version`, then
     /// `ignore-versions`. A decision that names only a number is compared
@@ -107,7 +104,7 @@ public struct VersionLimits: Sendable, Equatable {
 }
 
 /// What kept a version back: the spelling `heldBy` uses.
-public enum HeldBy: String, Sendable, Equatable, Codable, CaseIterable {
+public enum HeldBy: String, Sendable, Equatable, Codable {
     case hold
     case maxVersion = "max-version"
     case ignoreVersions = "ignore-versions"
@@ -115,13 +112,6 @@ public enum HeldBy: String, Sendable, Equatable, Codable, CaseIterable {
 
 /// `ssvcctl hold`: no offer above `version` until `ssvcctl unhold`.
 public struct Hold: Sendable, Equatable, Codable {
-    /// Why a hold read from a state file cannot apply under `scheme` (it
-    /// was set under another scheme, or the file was edited): the rules
-    /// `Hold` calls and the app keys follow. Nil when it can.
-    public func problem(scheme: VersionScheme) -> String? {
-        AppKeyRules.versionLimitProblem(version, scheme: scheme)
-    }
-
     /// The version held at: the one named, else the one running when the hold was set.
     public var version: String
     /// That version's number, when it was the running one and had one.
@@ -132,6 +122,13 @@ public struct Hold: Sendable, Equatable, Codable {
         self.version = version
         self.number = number
         self.since = since
+    }
+
+    /// Why the hold cannot apply under `scheme` (a version named in a
+    /// `Hold` call, a hold set under another scheme, an edited state
+    /// file): the rules the app keys follow. Nil when it can.
+    public func problem(scheme: VersionScheme) -> String? {
+        AppKeyRules.versionLimitProblem(version, scheme: scheme)
     }
 }
 
@@ -159,10 +156,7 @@ public struct HeldBack: Sendable, Equatable, Codable {
     }
 
     /// The document's decision, in force once nothing keeps it back.
-    public var decision: Decision {
-        get { box.decision }
-        set { box = Box(decision: newValue, withdrawn: box.withdrawn) }
-    }
+    public var decision: Decision { box.decision }
 
     /// The offer in force here when a limit first kept a version back (this
     /// one, or an older one): once the limits allow it again it is in force

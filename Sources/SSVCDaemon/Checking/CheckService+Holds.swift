@@ -18,8 +18,8 @@ extension CheckService {
         let current = state.apps[name] ?? AppState()
         let hold: Hold
         if let version {
-            if let problem = AppKeyRules.versionLimitProblem(version, scheme: app.versionScheme) { throw .cannot(problem) }
             hold = Hold(version: version, since: runtime.clock.now)
+            if let problem = hold.problem(scheme: app.versionScheme) { throw .cannot(problem) }
         } else if case let .fixed(key) = app.version {
             // Configured: known before any check has read it, and newer
             // than what the last check read if the file changed since.
