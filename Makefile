@@ -90,6 +90,9 @@ test-deps: deps
 	@[ -d $(TOML_TEST)/valid ] || { $(call apt_install,golang-github-burntsushi-toml-dev); }
 	@python3 -c 'import varlink' 2>/dev/null || python3 -m pip install -q varlink 2>/dev/null || \
 	  python3 -m pip install -q --break-system-packages varlink
+	@# Red Hat's CVSS calculator, the oracle of the CVSS tests (Debian has no package of it).
+	@python3 -c 'import cvss' 2>/dev/null || python3 -m pip install -q cvss 2>/dev/null || \
+	  python3 -m pip install -q --break-system-packages cvss
 
 build: deps
 	$(SWIFT) build
