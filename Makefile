@@ -4,7 +4,7 @@
 SWIFT      ?= swift
 BUILD_DIR  := .build/debug
 RUN_DIR    := $(CURDIR)/run
-APT_NEEDS  := libsystemd-dev libsodium-dev pkg-config scdoc
+APT_NEEDS  := libsystemd-dev libsodium-dev zlib1g-dev pkg-config scdoc
 # What the tests run besides the build: command → the Debian package that has it.
 TEST_NEEDS := openssl:openssl /usr/bin/python3:python3 /lib/systemd/systemd-journald:systemd journalctl:systemd \
   systemd-nspawn:systemd-container debootstrap:debootstrap nsenter:util-linux tinyproxy:tinyproxy \
@@ -231,7 +231,7 @@ fuzz-check: fuzz-build
 # The unit and daemon tests (no executables started) under AddressSanitizer,
 # then ThreadSanitizer, each in a build of its own; any report fails.
 # Suppressions, each with its reason, are in Tests/Sanitizers.
-SANITIZED_TESTS := SSVCCoreTests|SSVCPosixTests|SSVCSigningTests|SSVCControlTests|SSVCSystemdTests|SSVCDaemonTests|BenchTests
+SANITIZED_TESTS := SSVCCoreTests|SSVCPosixTests|SSVCSigningTests|SSVCArchiveTests|SSVCControlTests|SSVCSystemdTests|SSVCDaemonTests|BenchTests
 sanitize: deps
 	$(SWIFT) build --build-tests --build-path .build/asan --sanitize=address
 	ASAN_OPTIONS=detect_leaks=1:halt_on_error=1 LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/Sanitizers/lsan.supp \

@@ -1,0 +1,111 @@
+import Foundation
+import SSVCArchive
+
+/// The archives `Tests/Fixtures/zip_fixtures.py` makes with Python's
+/// zipfile (once per test run, in a temporary folder removed at exit), and
+/// what zipfile reads from each.
+enum ZipFixtures {
+    /// Archives we refuse whole where zipfile reads some entries, and why.
+    static let stricterThanZipfile = [
+        "overlapping": "two entries share bytes",
+        "out-of-order": "entries out of file order cannot be checked for overlaps in bounded memory",
+        "offset-past-directory": "an entry starts past the central directory",
+        "too-many-entries": "the end record lists more entries than the directory holds",
+    ]
+
+    private static let made: Result<String, Failure> = {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ssvc-zip-\(getpid())").path
+        try? FileManager.default.removeItem(atPath: folder)
+        do {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            atexit { try? FileManager.default.removeItem(atPath: ZipFixtures.folderPath) }
+            let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                .appendingPathComponent("Fixtures/zip_fixtures.py").path
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = ["python3", script, folder]
+            let errors = Pipe()
+            process.standardError = errors
+            process.standardOutput = FileHandle.nullDevice
+            try process.run()
+            let message = errors.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            guard process.terminationStatus == 0 else {
+                return .failure(Failure(description: "zip_fixtures.py failed: \(String(decoding: message, as: UTF8.self))"))
+            }
+            return .success(folder)
+        } catch {
+            return .failure(Failure(description: "cannot make the zip fixtures: \(error)"))
+        }
+    }()
+
+    static var folderPath: String { FileManager.default.temporaryDirectory.appendingPathComponent("ssvc-zip-\(getpid())").path }
+
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    static func folder() throws -> String { try made.get() }
+
+    static func path(_ name: String) throws -> String { try folder() + "/" + name + ".zip" }
+
+    /// What zipfile read from one archive.
+    struct Expectation {
+        enum Outcome {
+            case read(size: Int, crc: UInt64, bytes: [UInt8]?)
+            case refused(String)
+        }
+
+        var openError: String?
+        var entries: [(name: [UInt8], outcome: Outcome)] = []
+    }
+
+    static func expectation(_ name: String) throws -> Expectation {
+        let base = try folder() + "/" + name
+        let lines = try String(contentsOfFile: base + ".expect", encoding: .utf8).split(separator: "\n")
+        let blob = [UInt8](try Data(contentsOf: URL(fileURLWithPath: base + ".blob")))
+        var expectation = Expectation()
+        for line in lines {
+            let fields = line.split(separator: " ").map(String.init)
+            switch fields.first {
+            case "open-error": expectation.openError = fields[1]
+            case "entry-error": expectation.entries.append((bytes(hex: fields[1]), .refused(fields[2])))
+            case "entry":
+                let name = bytes(hex: fields[1])
+                let size = Int(fields[2])!
+                let offset = Int(fields[4])!
+                let bytes = offset < 0 ? nil : Array(blob[offset..<(offset + size)])
+                expectation.entries.append((name, .read(size: size, crc: UInt64(fields[3])!, bytes: bytes)))
+            default: continue
+            }
+        }
+        return expectation
+    }
+
+    static func bytes(hex: String) -> [UInt8] {
+        guard hex != "-" else { return [] }
+        let digits = Array(hex.utf8)
+        return stride(from: 0, to: digits.count, by: 2).map { UInt8(String(decoding: digits[$0..<($0 + 2)], as: UTF8.self), radix: 16)! }
+    }
+
+    /// What we read from one archive: every entry, read or refused, or
+    /// the error that stopped the opening or the walk.
+    struct Outcome {
+        var failure: ZipError?
+        var entries: [(ZipEntry, Result<[UInt8], ZipError>)] = []
+    }
+
+    static func readAll(_ name: String, limits: ZipLimits) -> Outcome {
+        var outcome = Outcome()
+        do throws(ZipError) {
+            let archive = try ZipArchive(path: (try? path(name)) ?? "/nonexistent", limits: limits)
+            var walk = archive.entries()
+            while let entry = try walk.next() {
+                outcome.entries.append((entry, Result { () throws(ZipError) in try archive.read(entry) }))
+            }
+        } catch {
+            outcome.failure = error
+        }
+        return outcome
+    }
+}
