@@ -8,7 +8,7 @@ import SSVCSigning
 /// oracle is at hand, agree with it. A disagreement is a trap, which
 /// libFuzzer reports as a crash with the input.
 enum FuzzTarget: String, CaseIterable {
-    case json, ssvc, turkcell, itunes, github, pointers, rules, minisign, varlink, state, times, proxy, dpkg, versions, config
+    case json, ssvc, turkcell, itunes, github, pointers, rules, minisign, varlink, state, times, proxy, dpkg, versions, config, zip, cvss
 
     /// A fixed clock and machine, so that a run can be repeated.
     static let now = Date(timeIntervalSince1970: 1_800_000_000)
@@ -117,6 +117,17 @@ enum FuzzTarget: String, CaseIterable {
             DebianOracle.compare(left, other)
         case .config:
             ConfigurationFuzzing.run(bytes)
+        case .zip:
+            ZipFuzzing.run(bytes)
+        case .cvss:
+            guard let vector = try? CVSSVector(parsing: String(decoding: bytes, as: UTF8.self)) else { return }
+            // A score has one decimal, 0.0 to 10.0, and its rating; the
+            // base metrics alone score the same.
+            let tenths = vector.baseScore * 10
+            precondition(tenths >= 0 && tenths <= 100 && tenths == tenths.rounded(), "score \(vector.baseScore)")
+            precondition(vector.rating == CVSSVector.Rating(score: vector.baseScore))
+            let base = try? CVSSVector(parsing: "CVSS:\(vector.version.rawValue)/\(vector.baseVector)")
+            precondition(base?.baseScore == vector.baseScore, "the base metrics alone score otherwise")
         }
     }
 }
