@@ -128,6 +128,8 @@ struct EvaluateCommandTests {
         #expect(try evaluate(#"{"SSVCLatestVersionKey":"1.0.0"}"#, ["--version-scheme", "semver"], version: "1.0.0-rc.1").status == 10)
         #expect(try evaluate(#"{"SSVCLatestVersionKey":"1.0~rc1"}"#, ["--version-scheme", "debian"], version: "1.0").status == 0)
         #expect(try evaluate(#"{"SSVCLatestVersionKey":"1.10"}"#, ["--version-scheme", "nsnumeric"], version: "1.9").status == 10)
+        #expect(try evaluate(#"{"SSVCLatestVersionKey":"1.0rc1"}"#, ["--version-scheme", "pep440"], version: "1.0.dev1").status == 10)
+        #expect(try evaluate(#"{"SSVCLatestVersionKey":"1.0-RC-1"}"#, ["--version-scheme", "pep440"], version: "v1.0rc1").status == 0)
     }
 
     @Test("a bad response exits 1 with one line naming the problem", arguments: [

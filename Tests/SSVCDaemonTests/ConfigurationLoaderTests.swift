@@ -196,6 +196,7 @@ struct ConfigurationLoaderTests {
         ("[[app]]\nname = \"a\"\nurl = \"https://x/y\"\nversion = \"1\"\nmax-version = \"latest\"\n", "ssvcd.toml: app.max-version: ", "'latest' is not a valid dotted version"),
         ("[[app]]\nname = \"a\"\nurl = \"https://x/y\"\nversion = \"1\"\nmax-version = 2\n", "ssvcd.toml: app.max-version: ", "expected a string"),
         ("[[app]]\nname = \"a\"\nurl = \"https://x/y\"\nversion = \"1\"\nversion-scheme = \"debian\"\nmax-version = \"1:\"\n", "ssvcd.toml: app.max-version: ", "not a valid debian version"),
+        ("[[app]]\nname = \"a\"\nurl = \"https://x/y\"\nversion = \"1.0+\"\nversion-scheme = \"pep440\"\n", "ssvcd.toml: app.version: ", "'1.0+' is not a valid pep440 version: nothing after '+' (the local version)"),
         ("[[app]]\nname = \"a\"\nurl = \"https://x/y\"\nversion = \"1\"\nignore-versions = [\"2.0\", \"\"]\n", "ssvcd.toml: app.ignore-versions[1]: ", "is not a valid dotted version: empty"),
         ("[[app]]\nname = \"a\"\nurl = \"https://x/y\"\nversion = \"1\"\nignore-versions = \"2.0\"\n", "ssvcd.toml: app.ignore-versions: ", "expected an array"),
         ("[[app]]\nname = \"a\"\nurl = \"https://x/y\"\nversion = \"1\"\nrollout-percentage-pointer = \"/cap\"\n", "ssvcd.toml: app.rollout-percentage-pointer: ", "applies to format json only"),

@@ -10,6 +10,9 @@ public enum VersionScheme: String, CaseIterable, Sendable, Codable {
     /// Foundation's `compare(_:options: .numeric)`, as SSVC and the App Store
     /// lookup recipe compare `CFBundleShortVersionString`s.
     case nsnumeric
+    /// PEP 440, as Python's `packaging` reads, orders and prints versions
+    /// (pip, PyPI): epochs, pre-, post- and dev releases, local versions.
+    case pep440
 
     /// Orders `lhs` against `rhs`.
     ///
@@ -19,9 +22,9 @@ public enum VersionScheme: String, CaseIterable, Sendable, Codable {
     /// | `.same`     | equal under this scheme         |
     /// | `.newer`    | `lhs` comes after `rhs`         |
     ///
-    /// Throws when either key is not a version under this scheme (`semver`
-    /// and `debian` have a grammar; `dotted` and `nsnumeric` take any text,
-    /// a leading `v` dropped, so callers `validate` first).
+    /// Throws when either key is not a version under this scheme (`semver`,
+    /// `debian` and `pep440` have a grammar; `dotted` and `nsnumeric` take
+    /// any text, a leading `v` dropped, so callers `validate` first).
     public func compare(_ lhs: String, _ rhs: String) throws(VersionError) -> VersionComparison {
         switch self {
         case .dotted:
@@ -32,21 +35,24 @@ public enum VersionScheme: String, CaseIterable, Sendable, Codable {
             return try DebianVersion(parsing: lhs).compare(to: DebianVersion(parsing: rhs))
         case .nsnumeric:
             return NumericStringOrder.compare(Self.droppingV(lhs), Self.droppingV(rhs))
+        case .pep440:
+            return try PEP440Version(parsing: lhs).compare(to: PEP440Version(parsing: rhs))
         }
     }
 
     /// Checks that `key` is a version under this scheme: never empty; for
     /// `dotted` and `nsnumeric`, a digit first after an optional leading
     /// `v` (so `stable`, `x`, `v` and `myagent 1.0` are not versions, and
-    /// letters never sort above every number); `semver` and `debian` by
-    /// their grammars.
+    /// letters never sort above every number); `semver`, `debian` and
+    /// `pep440` by their grammars.
     public func validate(_ key: String) throws(VersionError) {
         _ = try normalized(key)
     }
 
     /// `key` as this scheme reads it: `v1.2` is `1.2` under `dotted`,
     /// `nsnumeric` and `semver`, which allow a leading `v`; `debian` keeps
-    /// every character (dpkg orders a `v` as a letter).
+    /// every character (dpkg orders a `v` as a letter); `pep440` gives the
+    /// canonical form packaging prints (` V1.0-RC-1 ` is `1.0rc1`).
     /// Throws as `validate` does.
     public func normalized(_ key: String) throws(VersionError) -> String {
         guard !key.isEmpty else { throw VersionError(version: key, scheme: self, reason: "empty") }
@@ -63,6 +69,8 @@ public enum VersionScheme: String, CaseIterable, Sendable, Codable {
         case .debian:
             _ = try DebianVersion(parsing: key)
             return key
+        case .pep440:
+            return try PEP440Version(parsing: key).normalized
         }
     }
 
