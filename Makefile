@@ -93,6 +93,10 @@ test-deps: deps
 	@# Red Hat's CVSS calculator, the oracle of the CVSS tests (Debian has no package of it).
 	@python3 -c 'import cvss' 2>/dev/null || python3 -m pip install -q cvss 2>/dev/null || \
 	  python3 -m pip install -q --break-system-packages cvss
+	@# Python's packaging 26 or later, the pep440 scheme's oracle; asked for its version, since a bare
+	@# `import packaging` here finds this tree's own packaging/ folder.
+	@python3 -c 'import packaging, sys; sys.exit(int(packaging.__version__.split(".")[0]) < 26)' 2>/dev/null || \
+	  python3 -m pip install -q 'packaging>=26' 2>/dev/null || python3 -m pip install -q --break-system-packages 'packaging>=26'
 
 build: deps
 	$(SWIFT) build
