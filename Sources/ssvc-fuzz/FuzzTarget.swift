@@ -8,7 +8,7 @@ import SSVCSigning
 /// oracle is at hand, agree with it. A disagreement is a trap, which
 /// libFuzzer reports as a crash with the input.
 enum FuzzTarget: String, CaseIterable {
-    case json, ssvc, turkcell, itunes, github, pointers, rules, minisign, varlink, state, times, proxy, dpkg, versions, config, zip, cvss
+    case json, ssvc, turkcell, itunes, github, pointers, rules, minisign, varlink, state, times, proxy, dpkg, versions, pep440, config, zip, cvss
 
     /// A fixed clock and machine, so that a run can be repeated.
     static let now = Date(timeIntervalSince1970: 1_800_000_000)
@@ -115,6 +115,23 @@ enum FuzzTarget: String, CaseIterable {
                 precondition(reversed == order.reversed, "\(scheme) compares '\(left)' and '\(other)' as \(order) but not the other way")
             }
             DebianOracle.compare(left, other)
+        case .pep440:
+            let (left, right) = Self.split(bytes)
+            let other = String(decoding: right, as: UTF8.self)
+            let scheme = VersionScheme.pep440
+            for text in [left, other] {
+                // A version is the same as its canonical form, which is its own canonical form.
+                guard let canonical = try? scheme.normalized(text) else { continue }
+                precondition((try? scheme.compare(text, canonical)) == .same, "pep440: '\(text)' is not the same as its form '\(canonical)'")
+                precondition((try? scheme.normalized(canonical)) == canonical, "pep440: '\(canonical)' (from '\(text)') normalises to something else")
+            }
+            guard let order = try? scheme.compare(left, other) else { return }
+            precondition((try? scheme.compare(other, left)) == order.reversed, "pep440: '\(left)' vs '\(other)' is \(order), but not reversed the other way")
+            // The order is the canonical forms' order.
+            precondition(
+                (try? scheme.compare(scheme.normalized(left), scheme.normalized(other))) == order,
+                "pep440: '\(left)' vs '\(other)' is \(order), but not between their canonical forms"
+            )
         case .config:
             ConfigurationFuzzing.run(bytes)
         case .zip:
