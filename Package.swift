@@ -117,6 +117,7 @@ let package = Package(
         .executableTarget(
             name: "ssvc-bench",
             dependencies: [
+                "SSVCArchive",
                 "SSVCControl",
                 "SSVCCore",
                 "SSVCPosix",

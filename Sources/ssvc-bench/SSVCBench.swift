@@ -9,7 +9,7 @@ struct SSVCBench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "ssvc-bench",
         abstract: "Print ssvc's benchmark figures.",
-        subcommands: [Daemon.self, Fleet.self, Soak.self]
+        subcommands: [Daemon.self, Fleet.self, Soak.self, Archive.self]
     )
 }
 
