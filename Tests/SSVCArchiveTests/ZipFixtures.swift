@@ -1,9 +1,20 @@
 import Foundation
 import SSVCArchive
+import Testing
+
+/// Makes the fixtures for the suite and removes them after its last test.
+struct ZipFixturesTrait: SuiteTrait, TestScoping {
+    func provideScope(for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void) async throws {
+        let folder = try ZipFixtures.make()
+        defer { ZipFixtures.remove(folder) }
+        try await function()
+    }
+}
 
 /// The archives `Tests/Fixtures/zip_fixtures.py` makes with Python's
-/// zipfile (once per test run, in a temporary folder removed at exit), and
-/// what zipfile reads from each.
+/// zipfile (once per test run, in a temporary folder named after the
+/// process; a run also removes those of runs that were killed), and what
+/// zipfile reads from each.
 enum ZipFixtures {
     /// Archives we refuse whole where zipfile reads some entries, and why.
     static let stricterThanZipfile = [
@@ -13,39 +24,52 @@ enum ZipFixtures {
         "too-many-entries": "the end record lists more entries than the directory holds",
     ]
 
-    private static let made: Result<String, Failure> = {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ssvc-zip-\(getpid())").path
-        try? FileManager.default.removeItem(atPath: folder)
-        do {
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-            atexit { try? FileManager.default.removeItem(atPath: ZipFixtures.folderPath) }
-            let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-                .appendingPathComponent("Fixtures/zip_fixtures.py").path
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["python3", script, folder]
-            let errors = Pipe()
-            process.standardError = errors
-            process.standardOutput = FileHandle.nullDevice
-            try process.run()
-            let message = errors.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            guard process.terminationStatus == 0 else {
-                return .failure(Failure(description: "zip_fixtures.py failed: \(String(decoding: message, as: UTF8.self))"))
-            }
-            return .success(folder)
-        } catch {
-            return .failure(Failure(description: "cannot make the zip fixtures: \(error)"))
-        }
-    }()
+    private final class Made: @unchecked Sendable {
+        let lock = NSLock()
+        var folder: String?
+    }
 
-    static var folderPath: String { FileManager.default.temporaryDirectory.appendingPathComponent("ssvc-zip-\(getpid())").path }
+    private static let made = Made()
+
+    static func make() throws -> String {
+        let temporary = FileManager.default.temporaryDirectory
+        let folder = temporary.appendingPathComponent("ssvc-zip-\(getpid())").path
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: temporary.path)) ?? [] where name.hasPrefix("ssvc-zip-") {
+            guard let pid = pid_t(name.dropFirst("ssvc-zip-".count)), pid == getpid() || (kill(pid, 0) != 0 && errno == ESRCH) else { continue }
+            try? FileManager.default.removeItem(atPath: temporary.appendingPathComponent(name).path)
+        }
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fixtures/zip_fixtures.py").path
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", script, folder]
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let message = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw Failure(description: "zip_fixtures.py failed: \(String(decoding: message, as: UTF8.self))")
+        }
+        made.lock.withLock { made.folder = folder }
+        return folder
+    }
+
+    static func remove(_ folder: String) {
+        made.lock.withLock { made.folder = nil }
+        try? FileManager.default.removeItem(atPath: folder)
+    }
 
     struct Failure: Error, CustomStringConvertible {
         let description: String
     }
 
-    static func folder() throws -> String { try made.get() }
+    static func folder() throws -> String {
+        guard let folder = made.lock.withLock({ made.folder }) else { throw Failure(description: "the suite has no ZipFixturesTrait") }
+        return folder
+    }
 
     static func path(_ name: String) throws -> String { try folder() + "/" + name + ".zip" }
 
