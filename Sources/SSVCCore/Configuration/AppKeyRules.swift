@@ -81,6 +81,24 @@ public enum AppKeyRules {
         fetchProblem(url).map { "'\(URLText.masked(url))': \($0)" }
     }
 
+    /// What is wrong with `advisories-url`: a URL as `url` takes, and a
+    /// `file://` one names an export (`.zip`) or a folder of records.
+    public static func advisoriesURLProblem(_ url: String) -> String? {
+        urlProblem(url)
+    }
+
+    /// What is wrong with an ecosystem, a package name or an advisory id
+    /// given in the configuration: empty, over 256 bytes, or holding a
+    /// control character; nil when nothing is.
+    public static func advisoryNameProblem(_ name: String) -> String? {
+        if name.isEmpty { return "empty" }
+        if name.utf8.count > OSVRecord.maximumIdentifierBytes { return "longer than \(OSVRecord.maximumIdentifierBytes) bytes" }
+        if name.unicodeScalars.contains(where: DisplayText.isControl) {
+            return "'\(DisplayText.escaped(name, limit: 60))' holds a control character"
+        }
+        return nil
+    }
+
     private static func fetchProblem(_ url: String) -> String? {
         if url.unicodeScalars.contains(where: { $0 == " " || DisplayText.isControl($0) }) {
             return "holds a space or a control character; write it percent-encoded (%20)"

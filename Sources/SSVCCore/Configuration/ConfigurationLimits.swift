@@ -18,6 +18,10 @@ public enum ConfigurationLimits {
     public static let rolloutPosition = 0.0...1.0
     /// version-number: any integer TOML holds that is not negative.
     public static let versionNumber = 0...Int.max
+    /// `advisories-max-age-days`.
+    public static let advisoryAgeDays = 1...releaseAgeDays.upperBound
+    /// `advisories-max-bytes`: 1 KiB to 16 GiB.
+    public static let advisoryBytes = 1024...(16 << 30)
 
     /// Why `number` is refused for a key whose range is `range`, without
     /// the key's name; nil when it is within.

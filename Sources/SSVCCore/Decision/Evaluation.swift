@@ -43,6 +43,12 @@ public struct Evaluation: Sendable, Equatable {
     /// other formats.
     public var messageKeys: Set<String>? = nil
 
+    public init(decision: Decision, messages: [MessageNotice] = [], messageKeys: Set<String>? = nil) {
+        self.decision = decision
+        self.messages = messages
+        self.messageKeys = messageKeys
+    }
+
     /// Every server text cut to `DisplayText.maximumStoredBytes`: what is
     /// stored, served and logged has a bound whatever the document holds.
     func bounded() -> Evaluation {

@@ -78,6 +78,14 @@ public struct AppState: Sendable, Equatable, Codable {
     /// each with when this machine first saw it (at most `seenKept`): a
     /// server that flaps between two versions does not restart a rollout.
     public var seen: [SeenVersion]?
+    /// The last read of the app's advisories (SPEC §13); nil when it asks about none.
+    public var advisories: AdvisoryData?
+
+    /// The newest version the last document named, whatever a rollout or
+    /// a limit offers of it: an advisory's fix at or below it is offered.
+    public var documentLatest: String? {
+        (held?.decision ?? pending?.decision ?? decision)?.latestVersion
+    }
 
     /// The most versions `seen` keeps.
     public static let seenKept = 16

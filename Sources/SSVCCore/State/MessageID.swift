@@ -14,6 +14,8 @@ public enum MessageID: String, Sendable, CaseIterable {
     case holdChanged = "871f1d8b6309476099f00bb7288a5da3"
     /// A hold, `max-version` or `ignore-versions` kept a newer version back for the first time.
     case versionHeld = "38c8d7e0398d4fd99d51005ecdb48f2a"
+    /// The advisories affecting an app's running version changed (SPEC §13).
+    case advisories = "2fe4b300fc004a3d8a114ca903bb4776"
 
     /// The entry kind for a check that concluded `status`.
     public static func forCheck(_ status: UpdateStatus) -> MessageID {

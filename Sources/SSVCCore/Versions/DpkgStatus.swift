@@ -10,6 +10,8 @@ public struct DpkgStatus: Sendable, Equatable {
         /// `triggers-awaited`, `triggers-pending` or `not-installed`.
         public var state: String
         public var version: String
+        /// `Source:` as written (`openssl`, `openssl (3.0.15-1)`); nil when the source package has the binary's name.
+        public var source: String? = nil
     }
 
     /// By package name.
@@ -35,7 +37,8 @@ public struct DpkgStatus: Sendable, Equatable {
                 let words = status.split(separator: " ")
                 let entry = Entry(
                     package: package, architecture: fields["architecture"] ?? "",
-                    state: words.count == 3 ? String(words[2]) : status, version: fields["version"] ?? ""
+                    state: words.count == 3 ? String(words[2]) : status, version: fields["version"] ?? "",
+                    source: fields["source"]
                 )
                 entries[package, default: []].append(entry)
             }
@@ -54,7 +57,7 @@ public struct DpkgStatus: Sendable, Equatable {
             guard let first = line.first, first != UInt8(ascii: " "), first != UInt8(ascii: "\t"),
                   let colon = line.firstIndex(of: UInt8(ascii: ":")) else { continue }
             let name = String(decoding: line[line.startIndex..<colon], as: UTF8.self).lowercased()
-            guard ["package", "status", "version", "architecture"].contains(name) else { continue }
+            guard ["package", "status", "version", "architecture", "source"].contains(name) else { continue }
             fields[name] = String(decoding: line[(colon + 1)...], as: UTF8.self).trimmingSpaces
         }
         finish()
@@ -70,6 +73,30 @@ public struct DpkgStatus: Sendable, Equatable {
     /// | usable on one architecture, or on several with one version | that version                  |
     /// | usable on several with different versions       | asks for `name:architecture`             |
     public func installedVersion(of name: String) throws(Problem) -> String {
+        try installed(name).version
+    }
+
+    /// The source package `name` was built from, and its version: dpkg's
+    /// `Source:` field, whose parenthesised version is given when it
+    /// differs from the binary's (a binNMU); without the field, the
+    /// package's own name and version. OSV's Debian records name source
+    /// packages and their versions.
+    public func installedSource(of name: String) throws(Problem) -> (package: String, version: String) {
+        let entry = try installed(name)
+        guard let source = entry.source?.trimmingSpaces, !source.isEmpty else {
+            return (String(name.split(separator: ":", maxSplits: 1).first ?? ""), entry.version)
+        }
+        let parts = source.split(separator: " ", maxSplits: 1)
+        let package = String(parts[0])
+        guard parts.count == 2 else { return (package, entry.version) }
+        let rest = parts[1].trimmingSpaces
+        guard rest.hasPrefix("("), rest.hasSuffix(")"), rest.count > 2 else {
+            throw Problem(description: "package \(name): dpkg's Source field '\(DisplayText.escaped(source, limit: 80))' is not 'name (version)'")
+        }
+        return (package, String(rest.dropFirst().dropLast()).trimmingSpaces)
+    }
+
+    private func installed(_ name: String) throws(Problem) -> Entry {
         let parts = name.split(separator: ":", maxSplits: 1)
         let package = String(parts.first ?? "")
         let architecture = parts.count == 2 ? String(parts[1]) : nil
@@ -84,6 +111,6 @@ public struct DpkgStatus: Sendable, Equatable {
             let each = usable.map { "\($0.architecture) \($0.version)" }.joined(separator: ", ")
             throw Problem(description: "package \(name) is installed for several architectures with different versions (\(each)): name one, as \(package):\(usable[0].architecture)")
         }
-        return first.version
+        return first
     }
 }

@@ -1,0 +1,169 @@
+public import FoundationEssentials
+
+/// What the daemon keeps of an app's advisories between checks (in
+/// `state.json`): the findings of the last successful read, for the
+/// version it was read for, and the source's validators. Ignore entries
+/// are applied when the data is shown, never stored, so that one lapses
+/// without a new read.
+public struct AdvisoryData: Sendable, Equatable, Codable {
+    /// The last successful read of the source.
+    public var checked: Date?
+    /// The last read attempted, successful or not.
+    public var lastAttempt: Date?
+    public var consecutiveFailures: Int
+    public var lastError: String?
+    /// The running version the findings were evaluated for: another one reads the source again in full.
+    public var version: String?
+    public var findings: [AdvisoryFinding]
+    /// Affecting records beyond the findings kept.
+    public var omitted: Int
+    /// What the read could not evaluate: records skipped and named, ranges of an unordered ecosystem.
+    public var notes: [String]
+    /// The mirror's validators: an unchanged mirror is not read again.
+    public var etag: String?
+    public var lastModified: String?
+    /// What the journal last said of the app's advisories: a change from
+    /// it (a new advisory, a fix, an ignore entry lapsed) is said once.
+    public var reported: Reported?
+
+    public struct Reported: Sendable, Equatable, Codable {
+        public var state: AdvisoryState
+        public var ids: [String]
+
+        public init(state: AdvisoryState, ids: [String]) {
+            self.state = state
+            self.ids = ids
+        }
+    }
+
+    public init() {
+        consecutiveFailures = 0
+        findings = []
+        omitted = 0
+        notes = []
+    }
+
+    /// The data after a successful read of `evaluator`'s records at `now`.
+    public func read(_ evaluator: AdvisoryEvaluator, etag: String?, lastModified: String?, at now: Date) -> AdvisoryData {
+        var next = self
+        next.checked = now
+        next.lastAttempt = now
+        next.consecutiveFailures = 0
+        next.lastError = nil
+        next.version = evaluator.version
+        next.findings = evaluator.sortedFindings
+        next.omitted = evaluator.omittedFindings
+        var notes: [String] = []
+        if evaluator.problemCount > 0 {
+            notes.append("\(evaluator.problemCount) advisory records skipped: " + evaluator.problems.joined(separator: "; "))
+        }
+        if evaluator.unevaluatedRanges > 0 {
+            notes.append("\(evaluator.unevaluatedRanges) ranges of \(DisplayText.escaped(evaluator.ecosystem, limit: 60)) not evaluated: ssvc has no order for its versions, only its versions lists count")
+        }
+        next.notes = notes
+        next.etag = etag
+        next.lastModified = lastModified
+        return next
+    }
+
+    /// The data after a read that found the source unchanged at `now`.
+    public func unchanged(at now: Date) -> AdvisoryData {
+        var next = self
+        next.checked = now
+        next.lastAttempt = now
+        next.consecutiveFailures = 0
+        next.lastError = nil
+        return next
+    }
+
+    /// The data after a failed read: the findings of the last good one are kept.
+    public func failed(_ error: String, at now: Date) -> AdvisoryData {
+        var next = self
+        next.lastAttempt = now
+        next.consecutiveFailures += 1
+        next.lastError = DisplayText.cut(error)
+        return next
+    }
+
+    // Files written before a field existed read with its default.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        checked = try container.decodeIfPresent(Date.self, forKey: .checked)
+        lastAttempt = try container.decodeIfPresent(Date.self, forKey: .lastAttempt)
+        consecutiveFailures = try container.decodeIfPresent(Int.self, forKey: .consecutiveFailures) ?? 0
+        lastError = try container.decodeIfPresent(String.self, forKey: .lastError)
+        version = try container.decodeIfPresent(String.self, forKey: .version)
+        findings = try container.decodeIfPresent([AdvisoryFinding].self, forKey: .findings) ?? []
+        omitted = try container.decodeIfPresent(Int.self, forKey: .omitted) ?? 0
+        notes = try container.decodeIfPresent([String].self, forKey: .notes) ?? []
+        etag = try container.decodeIfPresent(String.self, forKey: .etag)
+        lastModified = try container.decodeIfPresent(String.self, forKey: .lastModified)
+        reported = try container.decodeIfPresent(Reported.self, forKey: .reported)
+    }
+}
+
+/// `ignore-advisories`: an id, alias or upstream id not to report, until a date.
+public struct AdvisoryIgnore: Sendable, Equatable {
+    public var id: String
+    /// The first instant the entry no longer applies (the day after `until`, 00:00 UTC); nil: for good.
+    public var lapsesAt: Date?
+    public var reason: String?
+
+    public init(id: String, lapsesAt: Date? = nil, reason: String? = nil) {
+        self.id = id
+        self.lapsesAt = lapsesAt
+        self.reason = reason
+    }
+
+    public func applies(at now: Date) -> Bool { lapsesAt.map { now < $0 } ?? true }
+}
+
+/// How an app asks about advisories (its `advisories*` keys).
+public struct AdvisorySettings: Sendable, Equatable {
+    public var source: String
+    public var ecosystem: String
+    /// Nil: the source package dpkg names for `version-package`, found at each check.
+    public var package: String?
+    public var ignores: [AdvisoryIgnore]
+    public var maxAgeDays: Int
+    public var maxBytes: Int
+
+    public static let defaultSource = "https://api.osv.dev/v1/query"
+    public static let defaultMaxAgeDays = 7
+    public static let defaultMaxBytes = 512 << 20
+
+    public init(
+        source: String = defaultSource, ecosystem: String, package: String?, ignores: [AdvisoryIgnore] = [],
+        maxAgeDays: Int = defaultMaxAgeDays, maxBytes: Int = defaultMaxBytes
+    ) {
+        self.source = source
+        self.ecosystem = ecosystem
+        self.package = package
+        self.ignores = ignores
+        self.maxAgeDays = maxAgeDays
+        self.maxBytes = maxBytes
+    }
+
+    /// The kind of source `source` names (SPEC §13): the API, an export zip, or a folder of records.
+    public var sourceKind: AdvisorySourceKind { AdvisorySourceKind(source) }
+}
+
+public enum AdvisorySourceKind: Sendable, Equatable {
+    /// POST a query per package, pages followed.
+    case api
+    /// An OSV export (`all.zip`), over HTTP(S) or a local file.
+    case zip
+    /// A `file://` folder of `.json` records.
+    case folder
+
+    public init(_ source: String) {
+        let path = source.split(separator: "?", maxSplits: 1).first.map(String.init) ?? source
+        if path.lowercased().hasSuffix(".zip") {
+            self = .zip
+        } else if source.hasPrefix("file://") {
+            self = .folder
+        } else {
+            self = .api
+        }
+    }
+}

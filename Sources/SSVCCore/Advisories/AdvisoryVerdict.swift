@@ -1,0 +1,81 @@
+public import FoundationEssentials
+
+/// Where the running version stands against published advisories.
+public enum AdvisoryState: String, Sendable, Equatable, Codable, CaseIterable {
+    /// No advisory affects it (ignored ones aside).
+    case clear
+    /// At least one does.
+    case affected
+    /// Never read, or no successful read within `advisories-max-age-days`:
+    /// stale data is never taken for clear.
+    case unknown
+}
+
+/// An app's advisories as shown at one instant: the stored data read under
+/// the ignore list, the age limit and the version server's latest. Derived
+/// each time it is shown, never stored (SPEC §13).
+public struct AdvisoryVerdict: Sendable, Equatable {
+    public var state: AdvisoryState
+    /// The affecting advisories that are not ignored.
+    public var advisories: [AdvisoryFinding]
+    /// Ids of affecting advisories that are ignored.
+    public var ignored: [String]
+    /// The advisory whose fix the version server offers: the update is then required.
+    public var requiredBy: AdvisoryFinding?
+
+    /// - Parameters:
+    ///   - latest: the newest version the app's version server names; nil
+    ///     for an app without one, whose every fix counts as offered.
+    ///   - scheme: the app's scheme, used when the ecosystem's order cannot
+    ///     read the latest version.
+    public init(data: AdvisoryData?, settings: AdvisorySettings, latest: String?, hasServer: Bool, scheme: VersionScheme, now: Date) {
+        let inForce = settings.ignores.filter { $0.applies(at: now) }
+        let findings = data?.findings ?? []
+        advisories = findings.filter { finding in !inForce.contains { finding.isNamed($0.id) } }
+        ignored = findings.filter { finding in inForce.contains { finding.isNamed($0.id) } }.map(\.id)
+        let maxAge = TimeInterval(settings.maxAgeDays) * 86_400
+        if let checked = data?.checked, now.timeIntervalSince(checked) <= maxAge {
+            state = advisories.isEmpty ? .clear : .affected
+        } else {
+            state = .unknown
+        }
+        // Stale findings still show, but only fresh ones make an update required.
+        guard state == .affected else {
+            requiredBy = nil
+            return
+        }
+        let order = EcosystemOrder(ecosystem: settings.ecosystem)
+        requiredBy = advisories.first { finding in
+            guard let fixed = finding.fixed else { return false }
+            guard hasServer else { return true }
+            guard let latest else { return false }
+            if case let .ordered(ecosystemScheme) = order, let comparison = try? ecosystemScheme.compare(fixed, latest) {
+                return comparison != .newer
+            }
+            return (try? scheme.compare(fixed, latest)).map { $0 != .newer } ?? false
+        }
+    }
+
+    /// The note `update-required` carries when an advisory made it so.
+    public var requiredNote: String? {
+        requiredBy.map { finding in
+            "required: \(DisplayText.escaped(finding.id, limit: 80)) is fixed in \(DisplayText.escaped(finding.fixed ?? "", limit: 80))"
+        }
+    }
+
+    /// What the journal says of this verdict, to tell a change.
+    public var reported: AdvisoryData.Reported {
+        AdvisoryData.Reported(state: state, ids: advisories.map(\.id))
+    }
+
+    /// Ids that apply again because their ignore entry lapsed before `now`.
+    public static func lapsed(_ ids: [String], settings: AdvisorySettings, findings: [AdvisoryFinding], now: Date) -> [String] {
+        ids.filter { id in
+            guard let finding = findings.first(where: { $0.id == id }) else { return false }
+            return settings.ignores.contains { !$0.applies(at: now) && finding.isNamed($0.id) }
+        }
+    }
+
+    /// Affected with no fix offered: `ssvcctl status` and `check` exit 13.
+    public var affectedWithoutFix: Bool { state == .affected && requiredBy == nil }
+}

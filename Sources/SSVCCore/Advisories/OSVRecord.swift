@@ -1,0 +1,227 @@
+/// One vulnerability record in the OSV schema (ossf/osv-schema
+/// `docs/schema.md`, 1.7), holding what evaluation and reporting use.
+///
+/// Reading is strict where evaluation depends on it (`id`, `modified`,
+/// the shape of `affected`, one kind per event, at least one `introduced`,
+/// not both `fixed` and `last_affected` in one range) and lenient about
+/// the rest: unknown members and the `*_specific` objects are ignored, and
+/// a malformed `references` or `severity` entry is left out rather than
+/// costing the whole record. A record that fails is skipped and named by
+/// the caller; the others still count.
+public struct OSVRecord: Sendable, Equatable {
+    public let id: String
+    public let aliases: [String]
+    public let upstream: [String]
+    public let summary: String?
+    /// Present when the record was withdrawn: it then never affects.
+    public let withdrawn: String?
+    /// The record's severities, then each affected entry's, in order.
+    public let severities: [Severity]
+    /// The rating some databases give in `database_specific.severity` (GHSA's `HIGH`).
+    public let databaseSeverity: String?
+    public let affected: [Affected]
+    public let references: [Reference]
+
+    public struct Severity: Sendable, Equatable {
+        public let type: String
+        public let score: String
+    }
+
+    public struct Reference: Sendable, Equatable {
+        public let type: String
+        public let url: String
+    }
+
+    public struct Affected: Sendable, Equatable {
+        /// Nil when the entry names no package (then it affects nothing).
+        public let ecosystem: String?
+        public let name: String?
+        public let ranges: [VersionRange]
+        public let versions: [String]
+    }
+
+    public struct VersionRange: Sendable, Equatable {
+        /// `SEMVER`, `ECOSYSTEM`, `GIT`, or another the schema may add.
+        public let type: String
+        public let events: [Event]
+    }
+
+    public enum Event: Sendable, Equatable {
+        case introduced(String)
+        case fixed(String)
+        case lastAffected(String)
+        case limit(String)
+
+        public var version: String {
+            switch self {
+            case let .introduced(v), let .fixed(v), let .lastAffected(v), let .limit(v): v
+            }
+        }
+
+        /// The schema's name for this kind of event.
+        public var name: String {
+            switch self {
+            case .introduced: "introduced"
+            case .fixed: "fixed"
+            case .lastAffected: "last_affected"
+            case .limit: "limit"
+            }
+        }
+    }
+
+    /// The most bytes of an id, an alias or a version kept from a record.
+    public static let maximumIdentifierBytes = 256
+    /// The most entries of any one list (aliases, affected, ranges, events, versions) read.
+    public static let maximumListCount = 100_000
+
+    /// Reads one record from its JSON text.
+    public init(parsing bytes: [UInt8]) throws(DocumentError) {
+        let root: JSONValue
+        do {
+            root = try JSONParser.parse(bytes)
+        } catch {
+            throw DocumentError(path: "", problem: error.description)
+        }
+        try self.init(JSONField(root: root))
+    }
+
+    public init(_ record: JSONField) throws(DocumentError) {
+        try record.requireObject()
+        guard let idField = record.member("id") else { throw record.invalid("the record has no \"id\"") }
+        id = try Self.identifier(idField)
+        guard let modified = record.member("modified") else { throw record.invalid("\(id) has no \"modified\"") }
+        _ = try modified.string()
+        aliases = try Self.identifiers(record.member("aliases"))
+        upstream = try Self.identifiers(record.member("upstream"))
+        summary = try Self.summary(of: record)
+        withdrawn = try record.member("withdrawn")?.string()
+        var severities = Self.severities(record.member("severity"))
+        var affected: [Affected] = []
+        for entry in try Self.bounded(record.member("affected")) {
+            try entry.requireObject()
+            severities += Self.severities(entry.member("severity"))
+            affected.append(try Self.affected(entry))
+        }
+        self.severities = severities
+        self.affected = affected
+        if case let .string(rating)? = record.member("database_specific")?.value["severity"] {
+            databaseSeverity = DisplayText.cut(rating, bytes: Self.maximumIdentifierBytes)
+        } else {
+            databaseSeverity = nil
+        }
+        references = (try? Self.bounded(record.member("references")))?.compactMap { reference in
+            guard case let .string(url)? = reference.value["url"] else { return nil }
+            let type = if case let .string(type)? = reference.value["type"] { type } else { "WEB" }
+            return Reference(type: type, url: DisplayText.cut(url, bytes: DisplayText.maximumStoredBytes))
+        } ?? []
+    }
+
+    private static func affected(_ entry: JSONField) throws(DocumentError) -> Affected {
+        var ecosystem: String?
+        var name: String?
+        if let package = entry.member("package") {
+            try package.requireObject()
+            guard let ecosystemField = package.member("ecosystem"), let nameField = package.member("name") else {
+                throw package.invalid("a package needs both \"ecosystem\" and \"name\"")
+            }
+            ecosystem = try ecosystemField.string()
+            name = try nameField.string()
+        }
+        var ranges: [VersionRange] = []
+        for range in try bounded(entry.member("ranges")) {
+            ranges.append(try Self.range(range))
+        }
+        var versions: [String] = []
+        for version in try bounded(entry.member("versions")) {
+            versions.append(try version.string())
+        }
+        return Affected(ecosystem: ecosystem, name: name, ranges: ranges, versions: versions)
+    }
+
+    private static func range(_ range: JSONField) throws(DocumentError) -> VersionRange {
+        try range.requireObject()
+        guard let typeField = range.member("type") else { throw range.invalid("a range needs a \"type\"") }
+        let type = try typeField.string()
+        if type == "GIT", range.member("repo") == nil { throw range.invalid("a GIT range needs a \"repo\"") }
+        guard let eventsField = range.member("events") else { throw range.invalid("a range needs \"events\"") }
+        var events: [Event] = []
+        for event in try bounded(eventsField) {
+            let members = try event.members()
+            guard members.count == 1, let (kind, value) = members.first else {
+                throw event.invalid("an event holds exactly one of introduced, fixed, last_affected and limit")
+            }
+            let version = try value.string()
+            switch kind {
+            case "introduced": events.append(.introduced(version))
+            case "fixed": events.append(.fixed(version))
+            case "last_affected": events.append(.lastAffected(version))
+            case "limit": events.append(.limit(version))
+            default: throw event.invalid("unknown event \"\(DisplayText.escaped(kind, limit: 40))\"")
+            }
+        }
+        guard events.contains(where: { if case .introduced = $0 { true } else { false } }) else {
+            throw eventsField.invalid("a range needs at least one \"introduced\" event")
+        }
+        let fixes = events.contains { if case .fixed = $0 { true } else { false } }
+        let lastAffected = events.contains { if case .lastAffected = $0 { true } else { false } }
+        if fixes && lastAffected {
+            throw eventsField.invalid("a range may hold \"fixed\" or \"last_affected\" events, not both")
+        }
+        return VersionRange(type: type, events: events)
+    }
+
+    private static func identifier(_ field: JSONField) throws(DocumentError) -> String {
+        let text = try field.string()
+        guard !text.isEmpty, text.utf8.count <= maximumIdentifierBytes else {
+            throw field.invalid("an id of 1 to \(maximumIdentifierBytes) bytes, found \(text.utf8.count) bytes")
+        }
+        return text
+    }
+
+    private static func identifiers(_ field: JSONField?) throws(DocumentError) -> [String] {
+        var result: [String] = []
+        for element in try bounded(field) { result.append(try identifier(element)) }
+        return result
+    }
+
+    /// The elements of an optional array, at most `maximumListCount` of them.
+    private static func bounded(_ field: JSONField?) throws(DocumentError) -> [JSONField] {
+        guard let field else { return [] }
+        let elements = try field.elements()
+        guard elements.count <= maximumListCount else {
+            throw field.invalid("more than \(maximumListCount) entries")
+        }
+        return elements
+    }
+
+    /// `summary`, else the first line of `details`, cut to the stored bound.
+    private static func summary(of record: JSONField) throws(DocumentError) -> String? {
+        if let summary = record.member("summary") {
+            let text = try summary.string()
+            if !text.isEmpty { return DisplayText.cut(text) }
+        }
+        guard let details = record.member("details") else { return nil }
+        let first = try details.string().split(separator: "\n", maxSplits: 1).first.map(String.init) ?? ""
+        return first.isEmpty ? nil : DisplayText.cut(first)
+    }
+
+    private static func severities(_ field: JSONField?) -> [Severity] {
+        guard let field, let entries = try? field.elements() else { return [] }
+        return entries.prefix(64).compactMap { entry in
+            guard case let .string(type)? = entry.value["type"], case let .string(score)? = entry.value["score"] else {
+                return nil
+            }
+            return Severity(
+                type: DisplayText.cut(type, bytes: maximumIdentifierBytes),
+                score: DisplayText.cut(score, bytes: maximumIdentifierBytes)
+            )
+        }
+    }
+}
+
+extension OSVRecord.Event {
+    /// At one version, what enters a range sorts before what leaves it.
+    var rank: Int {
+        if case .introduced = self { 0 } else { 1 }
+    }
+}
