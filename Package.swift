@@ -64,8 +64,10 @@ let package = Package(
         // Zip archives (OSV exports such as PyPI/all.zip), read entry by
         // entry with pread in bounded memory. The container is read here by
         // hand and only inflate is zlib's: ZIPFoundation would bring all of
-        // Foundation and ICU into a daemon whose idle RSS is 5 MiB.
-        .target(name: "SSVCArchive", dependencies: ["CZlib", "SSVCCore"]),
+        // Foundation and ICU into a daemon whose idle RSS is 5 MiB. The
+        // OSV records of an export, a folder or a file are read here too,
+        // one at a time, for the daemon and `ssvcctl evaluate` alike.
+        .target(name: "SSVCArchive", dependencies: ["CZlib", "SSVCCore", "SSVCPosix"]),
 
         // glibc's heap trimming, which Swift's Glibc module leaves out.
         .target(name: "CMemory"),
@@ -75,6 +77,7 @@ let package = Package(
             name: "SSVCDaemon",
             dependencies: [
                 "CMemory",
+                "SSVCArchive",
                 "SSVCControl",
                 "SSVCCore",
                 "SSVCPosix",
@@ -107,6 +110,7 @@ let package = Package(
         .executableTarget(
             name: "ssvcctl",
             dependencies: [
+                "SSVCArchive",
                 "SSVCControl",
                 "SSVCCore",
                 "SSVCPosix",

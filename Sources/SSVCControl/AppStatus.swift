@@ -5,7 +5,8 @@ public import SSVCCore
 public struct AppStatus: Sendable, Equatable, Codable {
     public var name: String
     public var format: ResponseFormat
-    public var url: String
+    /// Nil for an app that asks only about advisories.
+    public var url: String?
     public var schedule: Schedule
     /// The proxy its requests go through, password hidden; nil when direct.
     public var proxy: String?
@@ -49,11 +50,47 @@ public struct AppStatus: Sendable, Equatable, Codable {
     public var heldVersion: String?
     public var heldBy: String?
     public var heldSince: String?
+    /// `clear`, `affected` or `unknown`; nil when the app asks about no advisories.
+    public var advisoryState: AdvisoryState?
+    /// The last successful read of its advisories (RFC 3339).
+    public var advisoriesChecked: String?
+    /// The affecting advisories not ignored.
+    public var advisories: [Advisory]?
+    public var ignoredAdvisories: [String]?
+
+    /// An advisory as `App.advisories` shows it.
+    public struct Advisory: Sendable, Equatable, Codable {
+        public var id: String
+        public var aliases: [String]
+        public var summary: String?
+        public var severity: String?
+        public var score: Double?
+        public var fixed: String?
+        public var url: String?
+
+        public init(_ finding: AdvisoryFinding) {
+            id = finding.id
+            aliases = finding.aliases
+            summary = finding.summary
+            severity = finding.severity
+            score = finding.score
+            fixed = finding.fixed
+            url = finding.url
+        }
+    }
+
+    /// Shows `verdict` and the data it came from.
+    public mutating func show(_ verdict: AdvisoryVerdict, data: AdvisoryData?) {
+        advisoryState = verdict.state
+        advisoriesChecked = data?.checked.map(RFC3339.format)
+        advisories = verdict.advisories.map(Advisory.init)
+        ignoredAdvisories = verdict.ignored
+    }
 
     /// The app as its state and plan show it at `now`; `signature` is what
     /// its configuration asks of signatures, if anything.
     public init(
-        name: String, format: ResponseFormat, url: String, schedule: Schedule, proxy: String? = nil,
+        name: String, format: ResponseFormat, url: String?, schedule: Schedule, proxy: String? = nil,
         signature: SignatureRequirement? = nil, state: AppState, next: NextCheck, now: Date
     ) {
         let decision = state.decision

@@ -10,6 +10,8 @@ public struct ControlEvent: Sendable, Codable, Equatable {
         /// A hold was set or lifted, or a reload changed the app's limits:
         /// what the app is offered was settled again, without a fetch.
         case hold
+        /// The advisories affecting the app changed.
+        case advisory
     }
 
     public var kind: Kind

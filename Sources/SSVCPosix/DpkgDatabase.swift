@@ -38,6 +38,25 @@ public final class DpkgDatabase: Sendable {
 
     /// The version of `name` (or `name:architecture`) installed now.
     public func installedVersion(of name: String, path: String) throws(BoundedReader.Failure) -> String {
+        let status = try parsed(path)
+        do {
+            return try status.installedVersion(of: name)
+        } catch {
+            throw BoundedReader.Failure(description: error.description, code: nil)
+        }
+    }
+
+    /// The source package of `name` installed now, and its version (`DpkgStatus.installedSource`).
+    public func installedSource(of name: String, path: String) throws(BoundedReader.Failure) -> (package: String, version: String) {
+        let status = try parsed(path)
+        do {
+            return try status.installedSource(of: name)
+        } catch {
+            throw BoundedReader.Failure(description: error.description, code: nil)
+        }
+    }
+
+    private func parsed(_ path: String) throws(BoundedReader.Failure) -> DpkgStatus {
         var info = stat()
         guard stat(path, &info) == 0 else {
             let code = errno
@@ -52,10 +71,6 @@ public final class DpkgDatabase: Sendable {
             status = DpkgStatus(parsing: try BoundedReader.read(path: path, limit: Self.limit))
             cache.withLock { $0 = (path, identity, status) }
         }
-        do {
-            return try status.installedVersion(of: name)
-        } catch {
-            throw BoundedReader.Failure(description: error.description, code: nil)
-        }
+        return status
     }
 }

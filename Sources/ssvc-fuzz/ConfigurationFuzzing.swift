@@ -54,7 +54,14 @@ enum ConfigurationFuzzing {
         for app in configuration.apps {
             precondition(names.insert(app.name).inserted, "two apps named \(app.name)")
             precondition(!app.name.isEmpty && app.name.unicodeScalars.allSatisfy { $0.isASCII && !DisplayText.isControl($0) }, "app name \(app.name)")
-            precondition(!app.url.unicodeScalars.contains { DisplayText.isControl($0) }, "a control character in the URL of \(app.name)")
+            precondition(!(app.url ?? "").unicodeScalars.contains { DisplayText.isControl($0) }, "a control character in the URL of \(app.name)")
+            precondition(app.url != nil || app.advisories != nil, "\(app.name) has neither a url nor advisories")
+            if let advisories = app.advisories {
+                precondition(AppKeyRules.advisoriesURLProblem(advisories.source) == nil, "advisories-url of \(app.name)")
+                precondition(ConfigurationLimits.advisoryAgeDays.contains(advisories.maxAgeDays), "advisories-max-age-days out of range")
+                precondition(ConfigurationLimits.advisoryBytes.contains(advisories.maxBytes), "advisories-max-bytes out of range")
+                for ignore in advisories.ignores { precondition(AppKeyRules.advisoryNameProblem(ignore.id) == nil, "an ignore id \(ignore.id)") }
+            }
             if let seconds = app.phasedRolloutSeconds { precondition(ConfigurationLimits.rolloutSeconds.contains(seconds), "phased-rollout-seconds out of range") }
             for limit in [app.maxVersion].compactMap({ $0 }) + app.ignoreVersions {
                 precondition(AppKeyRules.versionLimitProblem(limit, scheme: app.versionScheme) == nil, "a limit that is no version: \(limit)")

@@ -25,6 +25,7 @@ enum AppTable {
                 notes.append("\(app.name): \(pending) phased: \(waiting(app))")
             }
             if let held = held(app) { notes.append("\(app.name): \(held)") }
+            notes += advisoryNotes(app).map { "\(app.name): \($0)" }
             if let note = app.note { notes.append("\(app.name): \(note)") }
             if let proxy = app.proxy { notes.append("\(app.name): through proxy \(proxy)") }
             if let key = app.signatureKeyId {
@@ -62,6 +63,22 @@ enum AppTable {
         return "held at \(hold)" + (app.holdSince.map { " since \(TimeText.local($0))" } ?? "")
     }
 
+    /// "advisories: affected, read 2026-11-26 10:00" then one line per
+    /// advisory: id, fixed-in, score, summary; nothing for an app that asks about none.
+    static func advisoryNotes(_ app: AppStatus) -> [String] {
+        guard let state = app.advisoryState else { return [] }
+        let read = app.advisoriesChecked.map { "read \(TimeText.shown($0))" } ?? "never read"
+        let ignored = (app.ignoredAdvisories ?? []).isEmpty ? "" : ", \(app.ignoredAdvisories!.count) ignored"
+        var lines = ["advisories \(state.rawValue) (\(read)\(ignored))"]
+        for advisory in app.advisories ?? [] {
+            let fixed = advisory.fixed.map { "fixed in \($0)" } ?? "no fix"
+            let score = advisory.score.map { ", score \($0)" } ?? ""
+            let summary = advisory.summary.map { ": \($0)" } ?? ""
+            lines.append("  \(advisory.id) (\(fixed)\(score))\(summary)")
+        }
+        return lines
+    }
+
     static func versions(_ app: AppStatus) -> String {
         let current = app.currentVersion ?? "?"
         let latest = app.latestVersion ?? app.latestVersionNumber.map(String.init)
@@ -91,6 +108,10 @@ enum AppTable {
             guard let app = event.app else { return "\(TimeText.local(event.at)) hold" }
             let held = held(app) ?? "not held"
             return "\(TimeText.local(event.at)) hold \(app.name) \(app.status.rawValue) \(versions(app)) (\(held))"
+        case .advisory:
+            guard let app = event.app else { return "\(TimeText.local(event.at)) advisory" }
+            let ids = (app.advisories ?? []).map(\.id).joined(separator: ", ")
+            return "\(TimeText.local(event.at)) advisory \(app.name) \(app.advisoryState?.rawValue ?? "?")" + (ids.isEmpty ? "" : " (\(ids))")
         }
     }
 }
@@ -102,7 +123,18 @@ extension AppStatus {
     var shownToPeople: AppStatus {
         var copy = self
         let shown = { (text: String) in DisplayText.escaped(text) }
-        copy.url = shown(url)
+        copy.url = url.map(shown)
+        copy.ignoredAdvisories = ignoredAdvisories?.map(shown)
+        copy.advisories = advisories?.map { advisory in
+            var advisory = advisory
+            advisory.id = shown(advisory.id)
+            advisory.aliases = advisory.aliases.map(shown)
+            advisory.summary = advisory.summary.map { DisplayText.escaped($0, limit: 160) }
+            advisory.severity = advisory.severity.map(shown)
+            advisory.fixed = advisory.fixed.map(shown)
+            advisory.url = advisory.url.map(shown)
+            return advisory
+        }
         copy.proxy = proxy.map(shown)
         copy.currentVersion = currentVersion.map(shown)
         copy.latestVersion = latestVersion.map(shown)

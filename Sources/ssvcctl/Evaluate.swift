@@ -15,6 +15,11 @@ struct Evaluate: ParsableCommand {
             With --public-key, the document's minisign signature (--signature) is checked \
             first, as ssvcd checks it for an app with public-keys. A newer version with a \
             rollout window is decided for the machine at --rollout-position at --now.
+
+            With --advisories instead of --response, says which OSV records affect \
+            --version of --package in --ecosystem, and why (the range and event that \
+            decided), as ssvcd evaluates them: exit 0 clear, 11 affected with a fix, \
+            13 affected without one, 1 error.
             """
     )
 
@@ -22,7 +27,18 @@ struct Evaluate: ParsableCommand {
     var format: ResponseFormat = .ssvc
 
     @Option(help: ArgumentHelp("The response document; - reads standard input.", valueName: "file"))
-    var response: String
+    var response: String?
+
+    @Option(help: ArgumentHelp(
+        "OSV advisories to evaluate instead of a response: an export .zip, a folder of records, one record or an API answer (a path or file:// URL).",
+        valueName: "file"))
+    var advisories: String?
+
+    @Option(help: ArgumentHelp("--advisories: the OSV ecosystem (PyPI, npm, Go, crates.io, Debian:12, ...).", valueName: "name"))
+    var ecosystem: String?
+
+    @Option(help: ArgumentHelp("--advisories: the package name in that ecosystem.", valueName: "name"))
+    var package: String?
 
     @Option(name: .customLong("version"), help: ArgumentHelp("The running version key; \"\" for none known.", valueName: "key"))
     var versionKey: String?
@@ -122,6 +138,11 @@ struct Evaluate: ParsableCommand {
     private var scheme: VersionScheme { versionScheme ?? (versionPackage != nil ? .debian : format.defaultVersionScheme) }
 
     func validate() throws {
+        if advisories != nil {
+            try validateAdvisories()
+            return
+        }
+        guard response != nil else { throw ValidationError("--response or --advisories is needed: what to evaluate") }
         switch (versionKey, versionPackage) {
         case (nil, nil): throw ValidationError("--version or --version-package is needed: the running version")
         case (_?, _?): throw ValidationError("give only one of --version and --version-package")
@@ -187,11 +208,16 @@ struct Evaluate: ParsableCommand {
 
     /// A usage error naming the option of app key `key`, when there is a
     /// problem: `--key: problem`, the words the loader puts after `key`.
-    private func refuse(_ key: String, _ problem: String?) throws {
+    func refuse(_ key: String, _ problem: String?) throws {
         if let problem { throw ValidationError("--\(key): \(problem)") }
     }
 
     func run() throws {
+        if let advisories {
+            try runAdvisories(advisories)
+            return
+        }
+        let response = self.response ?? "-"
         let context = makeContext(running: try runningKey())
         let body: [UInt8]
         do {

@@ -10,6 +10,9 @@ enum ExitStatus {
     /// No update to report, but an app's last check failed (its server is
     /// gone, its document rejected): never "up to date" to a monitor.
     static let checksFailing = ExitCode(12)
+    /// An app's running version is affected by an advisory whose fix is
+    /// not offered (an offered fix makes the update required: 11).
+    static let affected = ExitCode(13)
     /// Bad arguments, as argument-parser's own errors.
     static let usage = ExitCode(64)
 
@@ -21,11 +24,20 @@ enum ExitStatus {
         return .success
     }
 
-    /// The code for `apps` as the daemon reports them: 11 or 10 for what
-    /// they decided, else 12 when any app's last check failed, else 0.
+    /// The code for `apps` as the daemon reports them. Each app has one:
+    /// 11 required (an advisory's fix offered too), 13 affected by an
+    /// advisory with no fix offered, 10 available (its last good answer,
+    /// even while a check fails), 12 no update but a check failing, else
+    /// 0. Over several apps the worst, in the order 11, 13, 12, 10, 0
+    /// (SPEC §13): one app's failing check outranks another's update.
     static func code(for apps: [AppStatus]) -> ExitCode {
-        let decided = code(for: apps.map(\.status))
-        if decided != .success { return decided }
-        return apps.contains { $0.consecutiveFailures > 0 } ? checksFailing : .success
+        let ranked = [updateRequired, affected, checksFailing, updateAvailable]
+        let codes = apps.map { app -> ExitCode in
+            if app.status == .updateRequired { return updateRequired }
+            if app.advisoryState == .affected { return affected }
+            if app.status == .updateAvailable { return updateAvailable }
+            return app.consecutiveFailures > 0 ? checksFailing : .success
+        }
+        return ranked.first { codes.contains($0) } ?? .success
     }
 }

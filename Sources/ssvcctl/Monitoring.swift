@@ -46,14 +46,23 @@ enum Monitoring {
         let stale = apps.filter(\.stale)
         let available = apps.filter { $0.status == .updateAvailable }
         let failing = apps.filter { $0.consecutiveFailures > 0 }
-        let data = [("apps", apps.count), ("update_available", available.count), ("update_required", required.count), ("stale", stale.count),
-                    ("failing", failing.count)]
-            .map { "'\($0.0)'=\($0.1);;;0;" }.joined(separator: " ")
+        let vulnerable = apps.filter { $0.advisoryState == .affected }
+        var counts: [(String, Int)] = [("apps", apps.count), ("update_available", available.count), ("update_required", required.count),
+                                       ("stale", stale.count), ("failing", failing.count)]
+        // Apps that ask about advisories add their count.
+        if apps.contains(where: { $0.advisoryState != nil }) { counts.append(("affected", vulnerable.count)) }
+        let data = counts.map { "'\($0.0)'=\($0.1);;;0;" }.joined(separator: " ")
         func named(_ apps: [AppStatus], versions: Bool) -> String {
             apps.map { versions ? "\($0.name) (\(AppTable.versions($0)))" : $0.name }.joined(separator: ", ")
         }
         var problems: [String] = []
         if !required.isEmpty { problems.append("update required: \(named(required, versions: true))") }
+        if !vulnerable.isEmpty {
+            problems.append("affected by advisories: " + vulnerable.map { app in
+                "\(app.name) (" + (app.advisories ?? []).prefix(3).map(\.id).joined(separator: ", ")
+                    + ((app.advisories ?? []).count > 3 ? ", ..." : "") + ")"
+            }.joined(separator: ", "))
+        }
         if !stale.isEmpty { problems.append("no success for two periods: \(named(stale, versions: false))") }
         if !problems.isEmpty { return ("SSVC CRITICAL - \(problems.joined(separator: "; ")) | \(data)", 2) }
         var warnings: [String] = []
@@ -92,6 +101,10 @@ enum Monitoring {
             case .upToDate, .ahead, .unknown: break
             }
             if let held = AppTable.held(app), app.heldVersion != nil || app.status == .updateRequired { notes.append(held) }
+            if app.advisoryState == .affected {
+                let ids = (app.advisories ?? []).prefix(3).map(\.id).joined(separator: ", ")
+                notes.append("affected by \(ids)" + ((app.advisories ?? []).count > 3 ? " and \((app.advisories ?? []).count - 3) more" : ""))
+            }
             if app.consecutiveFailures > 0 { notes.append("checks failing (\(app.consecutiveFailures) in a row)") }
             if app.stale { notes.append("information may be outdated") }
             if !notes.isEmpty { lines.append("  \(app.name): \(notes.joined(separator: "; "))") }

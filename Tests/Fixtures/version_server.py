@@ -17,12 +17,17 @@ JSON line (path, query, headers). Scenario keys:
   delay    seconds to wait before answering (normal mode)
   paths    per path, keys that replace the ones above for that path only:
            {"/v.json.minisig": {"status": 404}}
+  file     serve this file's bytes (normal mode), streamed, with the body's
+           headers; "last-modified" answers 304 to a matching If-Modified-Since
+  pages    POST (the OSV API): the body for each request's "page_token"
+           ("" for the first page); the request's body is logged as "body"
 Log lines also carry "start" (time.time() when the request arrived) and,
 with --client-ca (which makes a client certificate required), "peer": the
 common name of the client's certificate.
 """
 import argparse
 import json
+import os
 import socket
 import ssl
 import struct
@@ -59,12 +64,26 @@ class Handler(BaseHTTPRequestHandler):
             self.close_connection = True
         self.end_headers()
 
-    def do_GET(self):
+    def do_POST(self):
+        length = min(int(self.headers.get("Content-Length", "0")), 1 << 20)
+        posted = self.rfile.read(length).decode("utf-8", "replace")
+        self.do_GET(posted)
+
+    def do_GET(self, posted=None):
         with open(args.scenario) as f:
             scenario = json.load(f)
         parts = urlsplit(self.path)
         scenario = {**scenario, **scenario.get("paths", {}).get(parts.path, {})}
         entry = {"path": parts.path, "query": parts.query, "headers": dict(self.headers), "start": time.time()}
+        if posted is not None:
+            entry["method"] = "POST"
+            entry["body"] = posted
+            try:
+                token = json.loads(posted).get("page_token", "")
+            except ValueError:
+                token = ""
+            if "pages" in scenario:
+                scenario = {**scenario, "body": scenario["pages"].get(token, '{"vulns": []}')}
         if args.client_ca:
             subject = dict(pair[0] for pair in self.connection.getpeercert().get("subject", ()))
             entry["peer"] = subject.get("commonName")
@@ -148,6 +167,27 @@ class Handler(BaseHTTPRequestHandler):
             self.send_header("ETag", etag)
             self.send_header("Content-Length", "0")
             self.end_headers()
+            return
+        modified = scenario.get("last-modified")
+        if modified and self.headers.get("If-Modified-Since") == modified:
+            self.send_response(304)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        if "file" in scenario:
+            self.send_response(scenario.get("status", 200))
+            self.send_header("Content-Length", str(os.path.getsize(scenario["file"])))
+            if etag:
+                self.send_header("ETag", etag)
+            if modified:
+                self.send_header("Last-Modified", modified)
+            self.end_headers()
+            try:
+                with open(scenario["file"], "rb") as served:
+                    while chunk := served.read(1 << 16):
+                        self.wfile.write(chunk)
+            except (BrokenPipeError, ConnectionResetError):
+                self.close_connection = True
             return
         body = scenario.get("body", "{}").encode()
         self.send_response(scenario.get("status", 200))

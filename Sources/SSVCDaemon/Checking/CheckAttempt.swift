@@ -15,14 +15,46 @@ struct CheckAttempt: Sendable {
     let storedSignature: AcceptedSignature?
     let newestSignatureTime: Date?
     let messageRecords: [String: MessageDisplayRecord]
+    /// The app's advisory data before this check.
+    var storedAdvisories: AdvisoryData? = nil
 
-    /// The running version found, even when the check then failed.
+    /// The running version found, even when the check then failed, and
+    /// the app's advisory data after it (nil when it asks about none).
     struct Result: Sendable {
         var running: RunningVersion?
         var outcome: CheckOutcome
+        var advisories: AdvisoryData? = nil
     }
 
+    /// The version server's part, then the advisories' part: one failing
+    /// does not fail the other. An app without a version server is
+    /// up to date once its advisories are read (SPEC §13).
     func run(fetcher: Fetcher, now: Date) async -> Result {
+        var result = await document(fetcher: fetcher, now: now)
+        guard let settings = app.advisories else { return result }
+        guard let running = result.running else {
+            if case let .failure(error, _, _, _) = result.outcome {
+                result.advisories = (storedAdvisories ?? AdvisoryData()).failed(error, at: now)
+            }
+            return result
+        }
+        let check = AdvisoryCheck(app: app, settings: settings, daemon: self.settings, stored: storedAdvisories)
+        var options = app.fetchOptions(self.settings)
+        // The app's headers are its server's (its format's Accept too).
+        options.headers = []
+        // The token is for the version server's host: a source elsewhere gets none.
+        if let url = app.url, FetchTarget(settings.source)?.host != FetchTarget(url)?.host { options.bearerToken = nil }
+        let advisories = await check.run(running: running.key, fetcher: fetcher, options: options, now: now)
+        result.advisories = advisories
+        if app.url == nil {
+            result.outcome = advisories.lastAttempt == advisories.checked
+                ? .success(Evaluation(decision: Decision(decided: true), messages: []), body: "", etag: nil, fetched: true)
+                : .failure(advisories.lastError ?? "advisories not read", retryAfter: nil, fetched: true)
+        }
+        return result
+    }
+
+    private func document(fetcher: Fetcher, now: Date) async -> Result {
         let key: String
         do {
             // `v1.2` runs as `1.2` where the scheme allows the `v`.
@@ -39,14 +71,15 @@ struct CheckAttempt: Sendable {
             machine: machine, properties: app.properties, now: now, messageRecords: messageRecords,
             minimumReleaseAgeDays: app.minReleaseAgeDays, formatSettings: app.formatSettings
         )
-        let url = app.format.requestURL(base: app.url, context: context, extraQuery: app.query.map { ($0.name, $0.value) })
+        guard let base = app.url else { return Result(running: running, outcome: .failure("no url", retryAfter: nil, fetched: false)) }
+        let url = app.format.requestURL(base: base, context: context, extraQuery: app.query.map { ($0.name, $0.value) })
         let body: [UInt8]
         var etag: String?
         var modified = true
         let options = app.fetchOptions(settings)
         do {
             switch try await fetcher.fetch(url, etag: storedResponse == nil ? nil : storedETag, options: options, now: now) {
-            case let .body(bytes, newETag):
+            case let .body(bytes, newETag, _):
                 body = bytes
                 etag = newETag
             case .notModified:
@@ -104,12 +137,12 @@ struct CheckAttempt: Sendable {
         let reusable = modified ? nil : storedSignature
         var options = options
         // The token is for the configured host: a signature elsewhere gets none.
-        if FetchTarget(requirement.url)?.host != FetchTarget(app.url)?.host { options.bearerToken = nil }
+        if FetchTarget(requirement.url)?.host != app.url.flatMap(FetchTarget.init)?.host { options.bearerToken = nil }
         let bytes: [UInt8]
         var etag: String?
         do {
             switch try await fetcher.fetch(requirement.url, etag: reusable?.etag, options: options, limit: .signature, now: now) {
-            case let .body(fetched, newETag):
+            case let .body(fetched, newETag, _):
                 bytes = fetched
                 etag = newETag
             case .notModified:

@@ -31,15 +31,16 @@ extension CheckService {
         let attempt = CheckAttempt(
             app: app, settings: configuration.daemon, machine: machine, storedResponse: before.response,
             storedETag: before.etag, storedSignature: before.signature, newestSignatureTime: before.newestSignatureTime,
-            messageRecords: before.messages
+            messageRecords: before.messages, storedAdvisories: before.advisories
         )
         let result = await attempt.run(fetcher: fetcher, now: started)
         // A check cancelled by shutdown is not a failure of the server.
         guard !Task.isCancelled, self.app(named: name) != nil else { return }
 
-        let after = (state.apps[name] ?? AppState()).recording(
+        var after = (state.apps[name] ?? AppState()).recording(
             result.outcome, running: result.running, at: started, rollout: rollout(for: app), limits: limits(for: app)
         )
+        after.advisories = app.advisories == nil ? nil : result.advisories ?? after.advisories
         var notices: [MessageNotice] = []
         if case let .success(evaluation, _, _, _, _) = result.outcome { notices = Self.coalesced(evaluation.messages) }
         state.apps[name] = after

@@ -233,7 +233,19 @@ public actor CheckService: Service {
     func record(_ app: AppConfiguration, before: AppState, change: Reporter.Change, at time: Date) {
         statusChanged()
         writer.changed()
-        reporter.report(report(app, now: runtime.clock.now), before: before, change: change, at: time, summary: summary())
+        let now = runtime.clock.now
+        var advisories: (verdict: AdvisoryVerdict, lapsed: [String])?
+        if let settings = app.advisories, let verdict = report(app, now: now).advisories,
+           state.apps[app.name]?.advisories != nil, verdict.reported != state.apps[app.name]?.advisories?.reported {
+            let said = state.apps[app.name]?.advisories?.reported?.ids ?? []
+            let lapsed = AdvisoryVerdict.lapsed(
+                verdict.advisories.map(\.id).filter { !said.contains($0) }, settings: settings,
+                findings: state.apps[app.name]?.advisories?.findings ?? [], now: now
+            )
+            state.apps[app.name]?.advisories?.reported = verdict.reported
+            advisories = (verdict, lapsed)
+        }
+        reporter.report(report(app, now: now), before: before, change: change, at: time, summary: summary(), advisories: advisories)
     }
 
     var writeSource: StateWriter.Source {

@@ -56,7 +56,8 @@ public enum VersionSource: Sendable, Equatable {
 /// One `[[app]]` table or apps-directory file.
 public struct AppConfiguration: Sendable, Equatable {
     public var name: String
-    public var url: String
+    /// The version server; nil for an app that asks only about advisories.
+    public var url: String?
     public var format: ResponseFormat
     public var schedule: Schedule
     public var version: VersionSource
@@ -88,6 +89,8 @@ public struct AppConfiguration: Sendable, Equatable {
     public var ignoreVersions: [String]
     /// `github`'s tag rules and `json`'s pointers.
     public var formatSettings: FormatSettings
+    /// `advisories = "osv"` and its keys; nil: no advisories asked about.
+    public var advisories: AdvisorySettings?
     /// The file it was read from, for messages.
     public var source: String
 }

@@ -1,3 +1,4 @@
+import FoundationEssentials
 import SSVCCore
 import SSVCPosix
 
@@ -11,6 +12,8 @@ extension ConfigurationLoader {
         "client-key-credential", "public-keys", "signature-url", "max-signature-age-days", "phased-rollout-seconds",
         "version-package", "include-prereleases", "tag-prefix", "tag-pattern", "version-pointer", "date-pointer",
         "minimum-version-pointer", "url-pointer", "rollout-percentage-pointer", "max-version", "ignore-versions",
+        "advisories", "advisories-url", "advisories-ecosystem", "advisories-package", "ignore-advisories",
+        "advisories-max-age-days", "advisories-max-bytes",
     ]
 
     /// Headers an app may not set: the request's framing, its target, and
@@ -29,8 +32,8 @@ extension ConfigurationLoader {
         guard !name.isEmpty, name.utf8.allSatisfy({ isNameByte($0) }) else {
             throw reader.error("name", "'\(name)' may hold only letters, digits, '.', '_' and '-'")
         }
-        guard let url = try reader.string("url") else { throw reader.error("url", "missing") }
-        if let problem = AppKeyRules.urlProblem(url) { throw reader.error("url", problem) }
+        let url = try reader.string("url")
+        if let url, let problem = AppKeyRules.urlProblem(url) { throw reader.error("url", problem) }
         let format = try reader.choice("format", ResponseFormat.self) ?? .ssvc
         let sources = [
             try reader.string("version").map(VersionSource.fixed),
@@ -69,7 +72,7 @@ extension ConfigurationLoader {
             throw reader.error("bearer-token-file", "set only one of bearer-token-file, bearer-token-credential")
         }
         let token = tokenFile.map(SecretSource.file) ?? tokenCredential.map(SecretSource.credential)
-        if token != nil {
+        if token != nil, let url {
             guard url.hasPrefix("https://") || (url.hasPrefix("http://") && FetchTarget.isLoopback(url)) else {
                 throw reader.error(
                     tokenFile != nil ? "bearer-token-file" : "bearer-token-credential",
@@ -104,6 +107,10 @@ extension ConfigurationLoader {
             ignoreVersions.append(try limit("ignore-versions[\(index)]", text))
         }
         if let problem = AppKeyRules.appIDProblem(appID, format: format) { throw reader.error("app-id", problem) }
+        let advisories = try advisorySettings(reader, appID: appID, packaged: packaged)
+        if url == nil, advisories == nil {
+            throw reader.error("url", "missing (an app may leave it out only with advisories = \"osv\")")
+        }
         return AppConfiguration(
             name: name, url: url, format: format,
             schedule: schedule,
@@ -125,8 +132,82 @@ extension ConfigurationLoader {
             maxVersion: maxVersion,
             ignoreVersions: ignoreVersions,
             formatSettings: try formatSettings(reader, format: format),
+            advisories: advisories,
             source: file
         )
+    }
+
+    /// The `advisories*` keys and `ignore-advisories`: nil when the app
+    /// does not ask about advisories (then none of the others may be set).
+    static func advisorySettings(_ reader: TableReader, appID: String, packaged: Bool) throws(ConfigurationError) -> AdvisorySettings? {
+        let others = ["advisories-url", "advisories-ecosystem", "advisories-package", "ignore-advisories", "advisories-max-age-days", "advisories-max-bytes"]
+        guard let kind = try reader.string("advisories") else {
+            for key in others where reader.table[key] != nil {
+                throw reader.error(key, "needs advisories = \"osv\"")
+            }
+            return nil
+        }
+        guard kind == "osv" else { throw reader.error("advisories", "'\(DisplayText.escaped(kind, limit: 40))' is not known: the one source is \"osv\"") }
+        let source = try reader.string("advisories-url") ?? AdvisorySettings.defaultSource
+        if let problem = AppKeyRules.advisoriesURLProblem(source) { throw reader.error("advisories-url", problem) }
+        let ecosystem: String
+        if let given = try reader.string("advisories-ecosystem") {
+            if let problem = AppKeyRules.advisoryNameProblem(given) { throw reader.error("advisories-ecosystem", problem) }
+            ecosystem = given
+        } else if packaged {
+            let release = MachineFactsReader.gather().osVersion
+            guard !release.isEmpty else {
+                throw reader.error("advisories-ecosystem", "missing, and /etc/os-release has no VERSION_ID to make Debian:VERSION_ID of (testing or unstable): set it, e.g. \"Debian:sid\"")
+            }
+            ecosystem = "Debian:" + release
+        } else {
+            throw reader.error("advisories-ecosystem", "missing: name the ecosystem (PyPI, npm, Go, crates.io, Debian:12, …); only version-package has a default")
+        }
+        var package: String?
+        if let given = try reader.string("advisories-package") {
+            if let problem = AppKeyRules.advisoryNameProblem(given) { throw reader.error("advisories-package", problem) }
+            package = given
+        } else if !packaged {
+            package = appID
+        }
+        var ignores: [AdvisoryIgnore] = []
+        if let entries = reader.table["ignore-advisories"] {
+            guard case let .array(values) = entries else { throw reader.error("ignore-advisories", "expected an array of ids or tables") }
+            for (index, value) in values.enumerated() {
+                ignores.append(try advisoryIgnore(value, reader: reader, key: "ignore-advisories[\(index)]"))
+            }
+        }
+        return AdvisorySettings(
+            source: source, ecosystem: ecosystem, package: package, ignores: ignores,
+            maxAgeDays: try reader.integer("advisories-max-age-days", in: ConfigurationLimits.advisoryAgeDays) ?? AdvisorySettings.defaultMaxAgeDays,
+            maxBytes: try reader.integer("advisories-max-bytes", in: ConfigurationLimits.advisoryBytes) ?? AdvisorySettings.defaultMaxBytes
+        )
+    }
+
+    /// One `ignore-advisories` entry: an id, or `{ id, until, reason }`.
+    private static func advisoryIgnore(_ value: ConfigValue, reader: TableReader, key: String) throws(ConfigurationError) -> AdvisoryIgnore {
+        func checked(_ id: String) throws(ConfigurationError) -> String {
+            if let problem = AppKeyRules.advisoryNameProblem(id) { throw reader.error(key, problem) }
+            return id
+        }
+        switch value {
+        case let .string(id):
+            return AdvisoryIgnore(id: try checked(id))
+        case let .table(table):
+            let entry = TableReader(table, file: reader.file, key: reader.key.map { "\($0).\(key)" } ?? key)
+            try entry.rejectUnknown(["id", "until", "reason"])
+            guard let id = try entry.string("id") else { throw entry.error("id", "missing") }
+            var lapsesAt: Date?
+            if let until = table["until"] {
+                guard case let .other("date-local", text) = until, let day = CivilTime.parseDayOrMinute(text) else {
+                    throw entry.error("until", "expected a date such as 2027-01-31, found \(until.type)")
+                }
+                lapsesAt = day.addingTimeInterval(86_400)
+            }
+            return AdvisoryIgnore(id: try checked(id), lapsesAt: lapsesAt, reason: try entry.string("reason").map { DisplayText.cut($0) })
+        default:
+            throw reader.error(key, "expected an id or a table { id, until, reason }, found \(value.type)")
+        }
     }
 
     /// Keys that are known, but not here: an `[[app]]` or `[daemon]` table
@@ -184,7 +265,7 @@ extension ConfigurationLoader {
 
     /// `public-keys`, `signature-url` and `max-signature-age-days`: nil
     /// when the app's documents need no signature.
-    private static func signatureRequirement(_ reader: TableReader, url: String) throws(ConfigurationError) -> SignatureRequirement? {
+    private static func signatureRequirement(_ reader: TableReader, url: String?) throws(ConfigurationError) -> SignatureRequirement? {
         let texts = try reader.stringArray("public-keys")
         let signatureURL = try reader.string("signature-url")
         let maxAge = try reader.integer("max-signature-age-days", in: ConfigurationLimits.signatureAgeDays)
@@ -194,6 +275,7 @@ extension ConfigurationLoader {
             return nil
         }
         guard !texts.isEmpty else { throw reader.error("public-keys", "empty: list at least one key, or leave public-keys out") }
+        guard let url else { throw reader.error("public-keys", "needs url: signatures are checked on the version server's documents") }
         var keys: [Minisign.PublicKey] = []
         for (index, text) in texts.enumerated() {
             let key: Minisign.PublicKey

@@ -31,7 +31,7 @@ extension AppConfiguration {
     /// The proxy its configured URL goes through, as the status shows it
     /// (password hidden); nil when direct or a file.
     public func proxyInUse(_ daemon: DaemonSettings) -> String? {
-        guard let target = FetchTarget(url), target.scheme == "http" || target.scheme == "https" else { return nil }
+        guard let target = url.flatMap(FetchTarget.init), target.scheme == "http" || target.scheme == "https" else { return nil }
         return fetchOptions(daemon).proxy.server(scheme: target.scheme, host: target.host)?.description
     }
 }

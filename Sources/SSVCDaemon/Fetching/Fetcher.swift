@@ -12,10 +12,33 @@ import SSVCPosix
 
 /// What a fetch brought back.
 public enum FetchOutcome: Sendable, Equatable {
-    /// A 200 response, read whole, with its `ETag` when it had one.
-    case body([UInt8], etag: String?)
+    /// A 200 response, read whole, with its `ETag` when it had one (and,
+    /// when it went to a `FetchSink`, its `Last-Modified`, the body empty).
+    case body([UInt8], etag: String?, lastModified: String? = nil)
     /// 304: what we have is still current.
     case notModified
+}
+
+/// A request other than a plain GET whose body is kept in memory: a POST
+/// with a JSON body (the OSV API), or a body written to a file as it
+/// streams (an OSV export of hundreds of megabytes).
+public struct FetchRequest: Sendable {
+    /// Sent as a POST with `Content-Type: application/json`.
+    public var post: [UInt8]?
+    /// The body goes to this open file, not to memory.
+    public var sink: Int32?
+    /// Sent as `If-Modified-Since`.
+    public var lastModified: String?
+    /// How much longer than `timeout-seconds` the whole exchange may take
+    /// (a large export); each read still waits at most `timeout-seconds`.
+    public var deadlineFactor: Int
+
+    public init(post: [UInt8]? = nil, sink: Int32? = nil, lastModified: String? = nil, deadlineFactor: Int = 1) {
+        self.post = post
+        self.sink = sink
+        self.lastModified = lastModified
+        self.deadlineFactor = deadlineFactor
+    }
 }
 
 /// The most a body may have, and what sets it, for messages:
@@ -157,11 +180,12 @@ public final class Fetcher: Sendable {
     /// `limit`: the most a body may have, `max-response-bytes` unless told;
     /// `now`: the time a `Retry-After` or a rate limit's reset counts from.
     public func fetch(
-        _ url: String, etag: String?, options: FetchOptions = FetchOptions(), limit: BodyLimit? = nil, now: Date
+        _ url: String, etag: String?, options: FetchOptions = FetchOptions(), limit: BodyLimit? = nil,
+        request: FetchRequest = FetchRequest(), now: Date
     ) async throws(FetchError) -> FetchOutcome {
         let limit = limit ?? responseLimit
         if url.lowercased().hasPrefix("file://") { return try readFile(url, limit: limit) }
-        let deadline = NIODeadline.now() + timeout
+        let deadline = NIODeadline.now() + timeout * Int64(max(1, request.deadlineFactor))
         let origin = FetchTarget(url)
         // Read once per check, before the first request: a token that
         // cannot be read fails the check without a request.
@@ -176,6 +200,7 @@ public final class Fetcher: Sendable {
             headers.add(name: "User-Agent", value: DaemonVersion.userAgent)
             headers.add(name: "Accept", value: "application/json")
             if let etag { headers.add(name: "If-None-Match", value: etag) }
+            if let since = request.lastModified { headers.add(name: "If-Modified-Since", value: since) }
             for header in options.headers { headers.replaceOrAdd(name: header.name, value: header.value) }
             if target.scheme == "https", case let .failure(error)? = caRoots { throw error }
             let proxy = options.proxy.server(scheme: target.scheme, host: target.host)
@@ -191,13 +216,14 @@ public final class Fetcher: Sendable {
                 }
             }
             let reply = try await exchange(
-                current, target: target, headers: headers, proxy: proxy, identity: options.clientIdentity, deadline: deadline, limit: limit
+                current, target: target, headers: headers, proxy: proxy, identity: options.clientIdentity, deadline: deadline, limit: limit,
+                request: request
             )
             let rateLimited = reply.headers.first(name: "X-RateLimit-Remaining")?.trimming(" \t") == "0"
             switch reply.status.code {
             case 200:
-                return .body(reply.body, etag: reply.headers.first(name: "ETag"))
-            case 304 where etag != nil:
+                return .body(reply.body, etag: reply.headers.first(name: "ETag"), lastModified: reply.headers.first(name: "Last-Modified"))
+            case 304 where etag != nil || request.lastModified != nil:
                 return .notModified
             case 301, 302, 303, 307, 308:
                 guard let location = reply.headers.first(name: "Location"),
@@ -236,8 +262,12 @@ public final class Fetcher: Sendable {
     /// (https), or in absolute form to it (http).
     private func exchange(
         _ url: String, target: FetchTarget, headers: HTTPHeaders, proxy: ProxyServer?, identity: ClientIdentity?, deadline: NIODeadline,
-        limit: BodyLimit
+        limit: BodyLimit, request options: FetchRequest
     ) async throws(FetchError) -> HTTPReply {
+        if let proxy, target.scheme == "http", options.post != nil || options.sink != nil {
+            // The absolute-form path sends GETs read into memory only.
+            throw FetchError("\(options.post != nil ? "the OSV API" : "an advisories mirror") over http through proxy \(proxy): use https")
+        }
         if let proxy, target.scheme == "http" {
             do {
                 return try await AbsoluteFormRequest.get(
@@ -257,6 +287,11 @@ public final class Fetcher: Sendable {
         var request = HTTPClientRequest(url: url)
         request.method = .GET
         request.headers = headers
+        if let post = options.post {
+            request.method = .POST
+            request.headers.replaceOrAdd(name: "Content-Type", value: "application/json")
+            request.body = .bytes(post)
+        }
         let response: HTTPClientResponse
         do {
             response = try await client(for: ClientKey(proxy: proxy, identity: identity)).execute(request, deadline: deadline)
@@ -268,7 +303,7 @@ public final class Fetcher: Sendable {
             }
             throw FetchError(Self.describe(error, url: url, proxy: proxy))
         }
-        let body = response.status.code == 200 ? try await collect(response, deadline: deadline, limit: limit) : []
+        let body = response.status.code == 200 ? try await collect(response, deadline: deadline, limit: limit, sink: options.sink) : []
         return HTTPReply(status: response.status, headers: response.headers, body: body)
     }
 
@@ -277,17 +312,25 @@ public final class Fetcher: Sendable {
         proxy.map { " (through proxy \($0))" } ?? ""
     }
 
-    private func collect(_ response: HTTPClientResponse, deadline: NIODeadline, limit: BodyLimit) async throws(FetchError) -> [UInt8] {
+    private func collect(
+        _ response: HTTPClientResponse, deadline: NIODeadline, limit: BodyLimit, sink: Int32?
+    ) async throws(FetchError) -> [UInt8] {
         if let length = response.headers.first(name: "Content-Length").flatMap(Int.init), length > limit.bytes {
             throw FetchError("response of \(length) bytes is larger than \(limit)")
         }
         var body: [UInt8] = []
+        var count = 0
         do {
             for try await chunk in response.body {
-                guard body.count + chunk.readableBytes <= limit.bytes else {
+                guard count + chunk.readableBytes <= limit.bytes else {
                     throw FetchError("response is larger than \(limit)")
                 }
-                body.append(contentsOf: chunk.readableBytesView)
+                count += chunk.readableBytes
+                if let sink {
+                    try Self.write(chunk, to: sink)
+                } else {
+                    body.append(contentsOf: chunk.readableBytesView)
+                }
                 if NIODeadline.now() > deadline { throw HTTPClientError.deadlineExceeded }
             }
         } catch let error as FetchError {
@@ -297,6 +340,23 @@ public final class Fetcher: Sendable {
             throw FetchError("reading the response: \(Self.describe(error, url: nil))")
         }
         return body
+    }
+
+    /// All of `chunk` to `file`, or an error naming the system's reason (a full disk).
+    private static func write(_ chunk: ByteBuffer, to file: Int32) throws(FetchError) {
+        let failure: Int32? = chunk.withUnsafeReadableBytes { bytes in
+            var offset = 0
+            while offset < bytes.count {
+                let written = Glibc.write(file, bytes.baseAddress! + offset, bytes.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    return errno
+                }
+                offset += written
+            }
+            return nil
+        }
+        if let failure { throw FetchError("writing the download: \(String(cString: strerror(failure)))") }
     }
 
     private func readFile(_ url: String, limit: BodyLimit) throws(FetchError) -> FetchOutcome {

@@ -15,14 +15,27 @@ struct AppReport {
     /// The daemon's settings, for the proxy the app's requests go through.
     let daemon: DaemonSettings
 
-    var status: UpdateStatus { state.status }
-    var maskedURL: String { URLText.masked(app.url) }
+    /// The decision's status, unless an advisory's fix is offered: then `update-required`.
+    var status: UpdateStatus { advisories?.requiredBy != nil ? .updateRequired : state.status }
+    var maskedURL: String? { app.url.map(URLText.masked) }
+
+    /// The app's advisories as they stand now; nil when it asks about none.
+    var advisories: AdvisoryVerdict? {
+        app.advisories.map { settings in
+            AdvisoryVerdict(
+                data: state.advisories, settings: settings, latest: state.documentLatest, hasServer: app.url != nil,
+                scheme: app.versionScheme, now: now
+            )
+        }
+    }
     var stale: Bool { state.isStale(now: now, schedule: app.schedule, signature: app.signature) }
 
     /// The decision's notes, and what the limits say beside it (a
     /// required update shown through a hold).
     var note: String? {
-        let notes = [state.decision?.note, state.decision.flatMap(app.limits(hold: state.hold).note)].compactMap { $0 }
+        let notes = [
+            advisories?.requiredNote, state.decision?.note, state.decision.flatMap(app.limits(hold: state.hold).note),
+        ].compactMap { $0 } + (state.advisories?.notes ?? [])
         return notes.isEmpty ? nil : notes.joined(separator: "; ")
     }
 
@@ -32,26 +45,38 @@ struct AppReport {
             name: app.name, format: app.format, url: maskedURL, schedule: app.schedule, proxy: app.proxyInUse(daemon),
             signature: app.signature, state: state, next: next, now: now
         )
+        status.status = self.status
         status.note = note
+        if let advisories { status.show(advisories, data: state.advisories) }
         return status
     }
 
     /// The metrics file's view.
     var metrics: MetricsExposition.App {
-        MetricsExposition.App(
+        var metrics = MetricsExposition.App(
             name: app.name, format: app.format.rawValue, schedule: app.schedule.rawValue, currentVersion: state.currentVersion,
             latestVersion: state.decision?.latestVersion, status: status, lastCheck: state.lastCheck, lastSuccess: state.lastSuccess,
             nextCheck: next.at, pendingVersion: state.pending?.version, offerAt: state.pending?.dueAt,
             held: state.held != nil, consecutiveFailures: state.consecutiveFailures, stale: stale
         )
+        if let advisories {
+            metrics.advisoryState = advisories.state
+            metrics.advisories = advisories.advisories.map { ($0.id, $0.fixed, $0.severity) }
+        }
+        return metrics
     }
 
     /// A hook's view: what changed from `previous`, or the notice shown.
     func hookEvent(_ kind: HookRunner.Event.Kind, previous: UpdateStatus, message: String? = nil) -> HookRunner.Event {
-        HookRunner.Event(
+        var event = HookRunner.Event(
             kind: kind, app: app.name, status: status, previousStatus: previous, currentVersion: state.currentVersion,
-            latestVersion: state.decision?.latestVersion, url: maskedURL, message: message
+            latestVersion: state.decision?.latestVersion, url: maskedURL ?? "", message: message
         )
+        if let advisories {
+            event.advisoryState = advisories.state
+            event.advisories = advisories.advisories.map(\.id)
+        }
+        return event
     }
 
     /// systemd's STATUS= line over every app's state: counts by status,

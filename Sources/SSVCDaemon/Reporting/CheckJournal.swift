@@ -12,7 +12,7 @@ struct CheckJournal: Sendable {
         var metadata: Logger.Metadata = [
             "SSVC_APP": "\(report.app.name)",
             "SSVC_STATUS": "\(report.status.rawValue)",
-            "SSVC_URL": "\(report.maskedURL)",
+            "SSVC_URL": "\(report.maskedURL ?? "")",
             "SSVC_CONSECUTIVE_FAILURES": "\(state.consecutiveFailures)",
             "SSVC_NEXT_CHECK": "\(report.next.at.map(RFC3339.format) ?? report.next.reason.rawValue)",
         ]
@@ -24,6 +24,10 @@ struct CheckJournal: Sendable {
             if let cap = pending.cap { metadata["SSVC_ROLLOUT_PERCENTAGE"] = "\(cap)" }
         }
         if let hold = state.hold { metadata["SSVC_HOLD"] = "\(hold.version)" }
+        if let advisories = report.advisories {
+            metadata["SSVC_ADVISORY_STATE"] = "\(advisories.state.rawValue)"
+            if !advisories.advisories.isEmpty { metadata["SSVC_ADVISORIES"] = "\(advisories.advisories.map(\.id).joined(separator: " "))" }
+        }
         if let held = state.held {
             metadata["SSVC_HELD_VERSION"] = "\(held.version)"
             metadata["SSVC_HELD_BY"] = "\(held.by.rawValue)"
@@ -47,7 +51,7 @@ struct CheckJournal: Sendable {
             logger.warning("\(app.name): check failed: \(message)\(retry)", metadata: metadata)
         case let .success(_, _, _, _, signature):
             let decision = state.decision ?? Decision()
-            metadata["MESSAGE_ID"] = "\(MessageID.forCheck(decision.status).rawValue)"
+            metadata["MESSAGE_ID"] = "\(MessageID.forCheck(report.status).rawValue)"
             if let signature {
                 metadata["SSVC_KEY_ID"] = "\(signature.keyID)"
                 if let signedAt = signature.signedAt { metadata["SSVC_SIGNED_AT"] = "\(RFC3339.format(signedAt))" }
@@ -56,7 +60,7 @@ struct CheckJournal: Sendable {
             let latest = decision.latestVersion ?? decision.latestVersionNumber.map(String.init) ?? "?"
             let phased = state.pending.map { "; \($0.version) phased: \(Self.waiting($0))" } ?? ""
             let held = state.held.map { "; \($0.version) kept back by \($0.by.rawValue)" } ?? ""
-            switch decision.status {
+            switch report.status {
             case .updateRequired:
                 let note = report.note.map { " (\($0))" } ?? ""
                 logger.warning("\(app.name): update required: \(current) → \(latest)\(note)", metadata: metadata)
@@ -139,6 +143,31 @@ struct CheckJournal: Sendable {
             "\(report.app.name): \(was.version) no longer kept back (\(was.by.rawValue)); status \(report.status.rawValue)",
             metadata: metadata
         )
+    }
+
+    /// The advisories affecting the app changed: one entry saying what
+    /// affects it now, which ignore entries lapsed, or that none does.
+    func advisories(_ report: AppReport, verdict: AdvisoryVerdict, lapsed: [String]) {
+        var metadata = fields(report)
+        metadata["MESSAGE_ID"] = "\(MessageID.advisories.rawValue)"
+        let name = report.app.name
+        let running = report.state.advisories?.version ?? report.state.currentVersion ?? "?"
+        let lapse = lapsed.isEmpty ? "" : "; ignore-advisories lapsed for \(lapsed.map { DisplayText.escaped($0, limit: 80) }.joined(separator: ", "))"
+        switch verdict.state {
+        case .affected:
+            let listed = verdict.advisories.prefix(8).map { finding in
+                DisplayText.escaped(finding.id, limit: 80) + (finding.fixed.map { " (fixed in \(DisplayText.escaped($0, limit: 80)))" } ?? " (no fix)")
+            }
+            let more = verdict.advisories.count > 8 ? " and \(verdict.advisories.count - 8) more" : ""
+            let required = verdict.requiredBy != nil ? ": update required" : ""
+            logger.warning("\(name): \(running) is affected by \(listed.joined(separator: ", "))\(more)\(required)\(lapse)", metadata: metadata)
+        case .clear:
+            let ignored = verdict.ignored.isEmpty ? "" : " (\(verdict.ignored.count) ignored)"
+            logger.info("\(name): no known advisory affects \(running)\(ignored)", metadata: metadata)
+        case .unknown:
+            let why = report.state.advisories?.lastError.map { ": \(DisplayText.cut($0))" } ?? ": not read within advisories-max-age-days"
+            logger.warning("\(name): advisories unknown\(why)", metadata: metadata)
+        }
     }
 
     /// A Turkcell message due now.

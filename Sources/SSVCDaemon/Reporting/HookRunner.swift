@@ -22,6 +22,8 @@ public final class HookRunner: Sendable {
         public enum Kind: String, Sendable {
             case statusChanged = "status-changed"
             case notice
+            /// The advisories affecting the app changed.
+            case advisory
         }
 
         public var kind: Kind
@@ -30,9 +32,13 @@ public final class HookRunner: Sendable {
         public var previousStatus: UpdateStatus
         public var currentVersion: String?
         public var latestVersion: String?
+        /// Empty for an app without a version server.
         public var url: String
         /// The notice's text (notices only).
         public var message: String?
+        /// `clear`, `affected` or `unknown`, and the affecting ids; nil when the app asks about no advisories.
+        public var advisoryState: AdvisoryState? = nil
+        public var advisories: [String] = []
 
         public init(
             kind: Kind, app: String, status: UpdateStatus, previousStatus: UpdateStatus, currentVersion: String?, latestVersion: String?,
@@ -56,6 +62,10 @@ public final class HookRunner: Sendable {
                 "SSVC_LATEST_VERSION": latestVersion ?? "", "SSVC_URL": url,
             ]
             if let message { variables["SSVC_MESSAGE"] = message }
+            if let advisoryState {
+                variables["SSVC_ADVISORY_STATE"] = advisoryState.rawValue
+                variables["SSVC_ADVISORIES"] = advisories.joined(separator: " ")
+            }
             return variables
         }
     }

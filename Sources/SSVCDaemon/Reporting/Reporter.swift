@@ -53,7 +53,12 @@ final class Reporter {
 
     /// Reports one app's change: `before` is its state before it, `report`
     /// the app as it is now; `summary` the STATUS= line after it.
-    func report(_ report: AppReport, before: AppState, change: Change, at time: Date, summary: String) {
+    /// `advisories`: the app's advisory verdict when it changed from what
+    /// was last said, with the ids whose ignore entry lapsed.
+    func report(
+        _ report: AppReport, before: AppState, change: Change, at time: Date, summary: String,
+        advisories: (verdict: AdvisoryVerdict, lapsed: [String])? = nil
+    ) {
         var notices: [MessageNotice] = []
         let kind: ControlEvent.Kind
         switch change {
@@ -74,10 +79,13 @@ final class Reporter {
         } else if let was = before.held, report.state.held == nil, report.state.currentVersion == before.currentVersion {
             journal.noLongerKeptBack(report, was: was)
         }
+        if let advisories { journal.advisories(report, verdict: advisories.verdict, lapsed: advisories.lapsed) }
         runHooks(report, before: before, notices: notices)
+        if advisories != nil { hooks?.run(report.hookEvent(.advisory, previous: before.decision?.status ?? .unknown)) }
         if !watchers.isEmpty {
             let appStatus = report.appStatus
             publish(ControlEvent(kind: kind, at: RFC3339.format(time), app: appStatus, message: nil))
+            if advisories != nil { publish(ControlEvent(kind: .advisory, at: RFC3339.format(time), app: appStatus, message: nil)) }
             for notice in notices {
                 publish(ControlEvent(kind: .notice, at: RFC3339.format(time), app: appStatus, message: notice.description))
             }

@@ -1,0 +1,171 @@
+@preconcurrency import Glibc
+import SSVCCore
+import SSVCPosix
+
+/// OSV records from local files, fed one at a time to an evaluator so
+/// that a source of any size is read in bounded memory: an export zip
+/// (`PyPI/all.zip`), a folder of `.json` records, or one `.json` file
+/// holding a record, an array of records or an API answer (`{"vulns": …}`).
+/// The daemon reads its mirrors and `ssvcctl evaluate --advisories` its
+/// file through this one reader.
+public enum AdvisoryFiles {
+    public struct Limits: Sendable {
+        /// The most bytes all records of one source may inflate to (`advisories-max-bytes`).
+        public var totalBytes: Int
+        /// The most bytes of one record: a larger one is skipped and named.
+        public var recordBytes: Int
+        /// The most files of a folder, or entries of an export, read.
+        public var maximumRecords: Int
+
+        public init(totalBytes: Int, recordBytes: Int = 8 << 20, maximumRecords: Int = 2_000_000) {
+            self.totalBytes = totalBytes
+            self.recordBytes = recordBytes
+            self.maximumRecords = maximumRecords
+        }
+    }
+
+    public struct Failure: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// Reads every record at `path` into `evaluator`. A record that cannot
+    /// be read is skipped and named in the evaluator; a source that cannot
+    /// be read at all (not a zip, cut short, over its bounds) throws.
+    public static func read(path: String, into evaluator: inout AdvisoryEvaluator, limits: Limits) throws(Failure) {
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            throw Failure(description: "cannot read \(DisplayText.escaped(path)): \(String(cString: strerror(errno)))")
+        }
+        if info.st_mode & S_IFMT == S_IFDIR {
+            try readFolder(path, into: &evaluator, limits: limits)
+        } else if path.lowercased().hasSuffix(".zip") || isZip(path) {
+            try readZip(path, into: &evaluator, limits: limits)
+        } else {
+            let bytes: [UInt8]
+            do {
+                bytes = try BoundedReader.read(path: path, limit: limits.totalBytes, specialFiles: true)
+            } catch {
+                throw Failure(description: error.description)
+            }
+            try readDocument(bytes, name: path.split(separator: "/").last.map(String.init) ?? path, into: &evaluator)
+        }
+    }
+
+    /// A local mirror's validator: its device, inode, size and modification
+    /// time, so that an unchanged file is not read again; nil when it cannot be had.
+    public static func identity(of path: String) -> String? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return "\(info.st_dev):\(info.st_ino):\(info.st_size):\(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec)"
+    }
+
+    /// Whether the file begins as a zip archive does (a local file header, or an empty archive's end record).
+    private static func isZip(_ path: String) -> Bool {
+        guard let head = try? BoundedReader.read(path: path, limit: 4, specialFiles: false) else { return false }
+        return head.count == 4 && head[0] == 0x50 && head[1] == 0x4B && (head[2] == 3 || head[2] == 5)
+    }
+
+    private static func readZip(_ path: String, into evaluator: inout AdvisoryEvaluator, limits: Limits) throws(Failure) {
+        let archive: ZipArchive
+        do {
+            archive = try ZipArchive(
+                path: path,
+                limits: ZipLimits(maximumEntries: limits.maximumRecords, maximumEntryBytes: limits.recordBytes, maximumTotalBytes: limits.totalBytes)
+            )
+        } catch {
+            throw Failure(description: error.description)
+        }
+        var entries = archive.entries()
+        while true {
+            let entry: ZipEntry
+            do {
+                guard let next = try entries.next() else { break }
+                entry = next
+            } catch {
+                throw Failure(description: error.description)
+            }
+            guard !entry.isDirectory, entry.name.count > 5,
+                  Array(entry.name.suffix(5)).map({ $0 | 0x20 }) == Array(".json".utf8) else { continue }
+            if let problem = entry.nameProblem {
+                evaluator.skip(entry.displayName, problem: "unsafe name (\(problem.rawValue))")
+                continue
+            }
+            let bytes: [UInt8]
+            do {
+                bytes = try archive.read(entry)
+            } catch {
+                guard error.concernsOneEntry else { throw Failure(description: error.description) }
+                evaluator.skip(entry.displayName, problem: error.description)
+                continue
+            }
+            do {
+                evaluator.add(try OSVRecord(parsing: bytes))
+            } catch {
+                evaluator.skip(entry.displayName, problem: error.description)
+            }
+        }
+    }
+
+    private static func readFolder(_ path: String, into evaluator: inout AdvisoryEvaluator, limits: Limits) throws(Failure) {
+        let names: [String]
+        do {
+            guard let listed = try FileSystem.names(in: path) else {
+                throw Failure(description: "\(DisplayText.escaped(path)) is not a folder")
+            }
+            names = listed
+        } catch let error as Failure {
+            throw error
+        } catch {
+            throw Failure(description: "cannot list \(DisplayText.escaped(path)): \(error)")
+        }
+        let records = names.filter { $0.lowercased().hasSuffix(".json") && !$0.hasPrefix(".") }.sorted()
+        guard records.count <= limits.maximumRecords else {
+            throw Failure(description: "\(DisplayText.escaped(path)) holds \(records.count) records, more than the \(limits.maximumRecords) read")
+        }
+        var total = 0
+        for name in records {
+            let bytes: [UInt8]
+            do {
+                bytes = try BoundedReader.read(path: path + "/" + name, limit: limits.recordBytes)
+            } catch {
+                evaluator.skip(name, problem: error.description)
+                continue
+            }
+            total += bytes.count
+            guard total <= limits.totalBytes else {
+                throw Failure(description: "the records of \(DisplayText.escaped(path)) add up to more than \(limits.totalBytes) bytes")
+            }
+            do {
+                evaluator.add(try OSVRecord(parsing: bytes))
+            } catch {
+                evaluator.skip(name, problem: error.description)
+            }
+        }
+    }
+
+    /// One file: a record, an array of records, or an API answer.
+    static func readDocument(_ bytes: [UInt8], name: String, into evaluator: inout AdvisoryEvaluator) throws(Failure) {
+        let root: JSONValue
+        do {
+            root = try JSONParser.parse(bytes)
+        } catch {
+            throw Failure(description: "\(DisplayText.escaped(name)): \(error)")
+        }
+        let document = JSONField(root: root)
+        let records: [JSONField]
+        if case .array = root {
+            records = (try? document.elements()) ?? []
+        } else if let vulns = document.member("vulns") {
+            do { records = try vulns.elements() } catch { throw Failure(description: "\(DisplayText.escaped(name)): \(error)") }
+        } else {
+            records = [document]
+        }
+        for (index, record) in records.enumerated() {
+            do {
+                evaluator.add(try OSVRecord(record))
+            } catch {
+                evaluator.skip(records.count == 1 ? name : "\(name)[\(index)]", problem: error.description)
+            }
+        }
+    }
+}

@@ -1,0 +1,194 @@
+@preconcurrency import Glibc
+import FoundationEssentials
+import SSVCArchive
+import SSVCCore
+import SSVCPosix
+
+/// One read of an app's advisories (SPEC §13), done outside the service's
+/// actor like the rest of a check: find the package and version to ask
+/// about, read the source, evaluate every record here. Returns the app's
+/// advisory data after it; a failure keeps the last good findings.
+struct AdvisoryCheck: Sendable {
+    let app: AppConfiguration
+    let settings: AdvisorySettings
+    let daemon: DaemonSettings
+    let stored: AdvisoryData?
+
+    /// The most records read from one source (an export of one ecosystem has a few hundred thousand).
+    static let maximumRecords = 2_000_000
+
+    /// `running`: the app's running version as its scheme reads it.
+    func run(running: String, fetcher: Fetcher, options: FetchOptions, now: Date) async -> AdvisoryData {
+        let previous = stored ?? AdvisoryData()
+        let package: String
+        let version: String
+        do {
+            (package, version) = try await target(running: running)
+        } catch {
+            return previous.failed(error.description, at: now)
+        }
+        var evaluator: AdvisoryEvaluator
+        do {
+            evaluator = try AdvisoryEvaluator(ecosystem: settings.ecosystem, package: package, version: version)
+        } catch {
+            return previous.failed("advisories: running version \(error)", at: now)
+        }
+        // Validators only for the data of this version: another one reads the source in full.
+        let sameVersion = previous.version == version && previous.checked != nil
+        do {
+            switch settings.sourceKind {
+            case .api:
+                try await readAPI(&evaluator, package: package, fetcher: fetcher, options: options, now: now)
+                return previous.read(evaluator, etag: nil, lastModified: nil, at: now)
+            case .folder, .zip:
+                let read = try await readMirror(
+                    &evaluator, validators: sameVersion ? (previous.etag, previous.lastModified) : (nil, nil),
+                    fetcher: fetcher, options: options, now: now
+                )
+                guard let read else { return previous.unchanged(at: now) }
+                return previous.read(evaluator, etag: read.etag, lastModified: read.lastModified, at: now)
+            }
+        } catch {
+            return previous.failed("advisories: \(error.description)", at: now)
+        }
+    }
+
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
+        var retryAfter: Date? = nil
+    }
+
+    /// The package and version asked about: for `version-package`, the
+    /// source package dpkg names and its version (OSV's Debian records
+    /// are by source package), unless `advisories-package` names another.
+    private func target(running: String) async throws(Failure) -> (package: String, version: String) {
+        guard case let .package(binary, database) = app.version else {
+            return (settings.package ?? app.appID, running)
+        }
+        let result = await Offload.run("io.ssvc.dpkg") {
+            Result { () throws(BoundedReader.Failure) in try DpkgDatabase.shared.installedSource(of: binary, path: database) }
+        }
+        switch result {
+        case let .success(source)?:
+            return (settings.package ?? source.package, source.version)
+        case let .failure(error)?:
+            throw Failure(description: "advisories: version-package: \(DisplayText.cut(error.description, bytes: 512))")
+        case nil:
+            throw Failure(description: "advisories: dpkg's database was not read")
+        }
+    }
+
+    /// The osv.dev API: one query by package, its pages followed.
+    private func readAPI(
+        _ evaluator: inout AdvisoryEvaluator, package: String, fetcher: Fetcher, options: FetchOptions, now: Date
+    ) async throws(Failure) {
+        var token: String?
+        var pages = 0
+        repeat {
+            pages += 1
+            guard pages <= OSVQuery.maximumPages else {
+                throw Failure(description: "the API answered more than \(OSVQuery.maximumPages) pages for \(DisplayText.escaped(package, limit: 80))")
+            }
+            let body = OSVQuery.body(ecosystem: settings.ecosystem, package: package, pageToken: token)
+            let outcome: FetchOutcome
+            let pageLimit = min(settings.maxBytes, Self.pageBytes)
+            do {
+                outcome = try await fetcher.fetch(
+                    settings.source, etag: nil, options: options,
+                    limit: BodyLimit(bytes: pageLimit, description: "the \(pageLimit) bytes an API page may have"),
+                    request: FetchRequest(post: body), now: now
+                )
+            } catch {
+                throw Failure(description: "\(URLText.masked(settings.source)): \(error.description)", retryAfter: error.retryAfter)
+            }
+            guard case let .body(bytes, _, _) = outcome else { throw Failure(description: "the API answered 304 to a query") }
+            let page: OSVQuery.Page
+            do {
+                page = try OSVQuery.page(bytes)
+            } catch {
+                throw Failure(description: "the API's answer: \(error)")
+            }
+            for (index, record) in page.records.enumerated() {
+                switch record {
+                case let .success(record): evaluator.add(record)
+                case let .failure(problem): evaluator.skip("page \(pages) vulns[\(index)]", problem: problem.description)
+                }
+            }
+            token = page.nextPageToken
+        } while token != nil
+    }
+
+    /// The most bytes of one API page: osv.dev's pages hold up to 1,000 records.
+    static let pageBytes = 64 << 20
+
+    /// What a mirror read gave: nil when unchanged since the last read.
+    struct MirrorRead {
+        var etag: String?
+        var lastModified: String?
+    }
+
+    /// An export zip (over https, http or from a file) or a folder of
+    /// records. A download goes to a file in the state directory, read
+    /// there in bounded memory and removed.
+    private func readMirror(
+        _ evaluator: inout AdvisoryEvaluator, validators: (etag: String?, lastModified: String?), fetcher: Fetcher, options: FetchOptions,
+        now: Date
+    ) async throws(Failure) -> MirrorRead? {
+        let limits = AdvisoryFiles.Limits(totalBytes: settings.maxBytes)
+        if settings.source.lowercased().hasPrefix("file://") {
+            guard let path = URL(string: settings.source)?.path, !path.isEmpty else {
+                throw Failure(description: "'\(URLText.masked(settings.source))' is not a file URL")
+            }
+            // A local mirror's validator: its identity, size and time.
+            let identity = AdvisoryFiles.identity(of: path)
+            if let identity, identity == validators.etag { return nil }
+            try await readFile(path, into: &evaluator, limits: limits)
+            return MirrorRead(etag: identity, lastModified: nil)
+        }
+        let partial = daemon.stateDirectory + "/.advisories-\(app.name).zip"
+        let file = open(partial, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        guard file >= 0 else {
+            throw Failure(description: "cannot write \(partial): \(String(cString: strerror(errno)))")
+        }
+        defer {
+            close(file)
+            unlink(partial)
+        }
+        let outcome: FetchOutcome
+        do {
+            outcome = try await fetcher.fetch(
+                settings.source, etag: validators.etag, options: options,
+                limit: BodyLimit(bytes: settings.maxBytes, description: "advisories-max-bytes (\(settings.maxBytes))"),
+                request: FetchRequest(sink: file, lastModified: validators.lastModified, deadlineFactor: Self.downloadFactor), now: now
+            )
+        } catch {
+            throw Failure(description: "\(URLText.masked(settings.source)): \(error.description)", retryAfter: error.retryAfter)
+        }
+        guard case let .body(_, etag, lastModified) = outcome else { return nil }
+        try await readFile(partial, into: &evaluator, limits: limits)
+        return MirrorRead(etag: etag, lastModified: lastModified)
+    }
+
+    /// How many times `timeout-seconds` a mirror's download may take in all.
+    static let downloadFactor = 20
+
+    /// Reads the records at `path` off the executor, within the download's time.
+    private func readFile(_ path: String, into evaluator: inout AdvisoryEvaluator, limits: AdvisoryFiles.Limits) async throws(Failure) {
+        let start = evaluator
+        let result = await Offload.run("io.ssvc.advisories", within: daemon.timeoutSeconds * Double(Self.downloadFactor)) {
+            () -> Result<AdvisoryEvaluator, AdvisoryFiles.Failure> in
+            var evaluator = start
+            do throws(AdvisoryFiles.Failure) {
+                try AdvisoryFiles.read(path: path, into: &evaluator, limits: limits)
+                return .success(evaluator)
+            } catch {
+                return .failure(error)
+            }
+        }
+        switch result {
+        case let .success(read)?: evaluator = read
+        case let .failure(error)?: throw Failure(description: error.description)
+        case nil: throw Failure(description: "reading \(path) took longer than \(Self.downloadFactor) times timeout-seconds")
+        }
+    }
+}

@@ -1,0 +1,238 @@
+import Foundation
+import SSVCCore
+import Testing
+
+/// Advisories with real daemons (SPEC §13): real OSV records served from
+/// a loopback OSV API, an export zip over http and a folder, evaluated
+/// by the daemon and shown by `ssvcctl`.
+@Suite("ssvcd: advisories")
+struct AdvisoryTests {
+    static let records = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Fixtures/osv")
+
+    static func record(_ id: String) throws -> String {
+        try String(contentsOf: records.appendingPathComponent("\(id).json"), encoding: .utf8)
+    }
+
+    func started(_ daemon: DaemonProcess) -> DaemonProcess {
+        #expect(daemon.wait { FileManager.default.fileExists(atPath: daemon.socketPath) }, "\(daemon.log)")
+        return daemon
+    }
+
+    func ssvcctl(_ daemon: DaemonProcess, _ arguments: [String]) throws -> CommandResult {
+        try Executable.run("ssvcctl", ["--socket", daemon.socketPath] + arguments)
+    }
+
+    /// An export zip of `ids` (and `extra` entries), made by Python's zipfile.
+    static func export(_ ids: [String], extra: [String: String] = [:], in folder: TemporaryFolder) throws -> String {
+        let path = folder.url.appendingPathComponent("all.zip").path
+        var entries: [String: String] = [:]
+        for id in ids { entries["\(id).json"] = try record(id) }
+        entries.merge(extra) { _, new in new }
+        let spec = try folder.file("entries.json", String(decoding: try JSONSerialization.data(withJSONObject: entries), as: UTF8.self))
+        let made = try Executable.shell("""
+            python3 -c 'import json, sys, zipfile
+            entries = json.load(open(sys.argv[1]))
+            with zipfile.ZipFile(sys.argv[2], "w", zipfile.ZIP_DEFLATED) as z:
+                [z.writestr(name, text) for name, text in sorted(entries.items())]' '\(spec)' '\(path)'
+            """)
+        #expect(made.status == 0, "\(made.standardError)")
+        return path
+    }
+
+    @Test("the OSV API: pages followed, the version never sent; a fix the server offers makes the update required, one it does not exit 13")
+    func api() throws {
+        let page2 = "{\"vulns\": [{\"id\": 1}, \(try Self.record("GHSA-9v2f-6vcg-3hgv"))]}"
+        let server = try VersionServer(scenario: [
+            "paths": ["/v.json": ["body": #"{"SSVCLatestVersionKey":"2.31.0"}"#]],
+            "pages": ["": "{\"vulns\": [\(try Self.record("PYSEC-2023-74"))], \"next_page_token\": \"t1\"}", "t1": page2],
+        ])
+        let folder = try TemporaryFolder()
+        let prom = folder.url.appendingPathComponent("ssvc.prom").path
+        let daemon = started(try DaemonProcess(daemon: "metrics-file = \"\(prom)\"", apps: """
+            [[app]]
+            name = "requests"
+            url = "\(server.url("/v.json"))"
+            version = "2.30.0"
+            version-scheme = "pep440"
+            advisories = "osv"
+            advisories-url = "\(server.url("/v1/query"))"
+            advisories-ecosystem = "PyPI"
+            """, folder: folder))
+        defer { _ = daemon.stop() }
+        let check = try ssvcctl(daemon, ["check", "requests"])
+        #expect(check.status == 11, "\(check.standardOutput)\(check.standardError)\n\(daemon.log)")
+        #expect(check.standardOutput.contains("required: PYSEC-2023-74 is fixed in 2.31.0"), "\(check.standardOutput)")
+        #expect(check.standardOutput.contains("requests: advisories affected ("), "\(check.standardOutput)")
+        #expect(check.standardOutput.contains("  PYSEC-2023-74 (fixed in 2.31.0)"), "\(check.standardOutput)")
+        #expect(check.standardOutput.contains("1 advisory records skipped: page 2 vulns[0]"), "\(check.standardOutput)")
+        let queries = server.requests().filter { $0["method"] as? String == "POST" }
+        #expect(queries.count == 2, "two pages")
+        for query in queries {
+            let body = try #require(query["body"] as? String)
+            #expect(body.contains(#""name":"requests""#) && !body.contains("2.30.0"), "the version is never sent: \(body)")
+        }
+        #expect((queries.last?["body"] as? String)?.contains(#""page_token":"t1""#) == true)
+
+        let json = try ssvcctl(daemon, ["status", "requests", "--json"])
+        let app = try #require(((try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any])?["apps"] as? [[String: Any]])?.first)
+        #expect(app["status"] as? String == "update-required")
+        #expect(app["advisoryState"] as? String == "affected")
+        #expect(app["advisoriesChecked"] is String)
+        let advisories = try #require(app["advisories"] as? [[String: Any]])
+        #expect(advisories.map { $0["id"] as? String } == ["PYSEC-2023-74"])
+        #expect(advisories.first?["fixed"] as? String == "2.31.0")
+        #expect(daemon.wait { (try? String(contentsOfFile: prom, encoding: .utf8))?.contains("ssvc_app_advisories{app=\"requests\"} 1") == true })
+        let metrics = try String(contentsOfFile: prom, encoding: .utf8)
+        #expect(metrics.contains(#"ssvc_app_advisory_info{app="requests",id="PYSEC-2023-74",fixed="2.31.0",severity=""} 1"#), "\(metrics)")
+        #expect(metrics.contains(#"ssvc_advisory_state{app="requests",state="affected"} 1"#))
+        #expect(daemon.log.contains("requests: 2.30.0 is affected by PYSEC-2023-74 (fixed in 2.31.0): update required"), "\(daemon.log)")
+
+        // The server's latest is below the fix: affected, no fix offered, exit 13.
+        try server.set([
+            "paths": ["/v.json": ["body": #"{"SSVCLatestVersionKey":"2.30.0"}"#]],
+            "pages": ["": "{\"vulns\": [\(try Self.record("PYSEC-2023-74"))]}"],
+        ])
+        let unfixed = try ssvcctl(daemon, ["check", "requests"])
+        #expect(unfixed.status == 13, "\(unfixed.standardOutput)")
+        let nagios = try ssvcctl(daemon, ["status", "--nagios"])
+        #expect(nagios.status == 2)
+        #expect(nagios.standardOutput.hasPrefix("SSVC CRITICAL - affected by advisories: requests (PYSEC-2023-74)"), "\(nagios.standardOutput)")
+        let banner = try ssvcctl(daemon, ["motd"])
+        #expect(banner.standardOutput.contains("  requests: affected by PYSEC-2023-74"), "\(banner.standardOutput)")
+    }
+
+    @Test("an export zip over http, for an app with no version server: read once, not again while unchanged; an ignore entry clears it")
+    func exportZip() throws {
+        let folder = try TemporaryFolder()
+        let zip = try Self.export(
+            ["PYSEC-2023-74", "GO-2020-0001", "RUSTSEC-2019-0033", "DSA-3029-1", "GHSA-r9p9-mrjm-926w"],
+            extra: ["bad.json": "{\"id\": \"X\"}", "../evil.json": try Self.record("PYSEC-2023-74"), "README": "not a record"], in: folder
+        )
+        let server = try VersionServer(scenario: ["file": zip, "etag": "\"v1\""])
+        func app(_ extra: String = "") -> String {
+            """
+            [[app]]
+            name = "gin"
+            version = "v1.5.0"
+            version-scheme = "semver"
+            advisories = "osv"
+            advisories-url = "\(server.url("/Go/all.zip"))"
+            advisories-ecosystem = "Go"
+            app-id = "github.com/gin-gonic/gin"
+            \(extra)
+            """
+        }
+        var daemon = started(try DaemonProcess(apps: app(), folder: folder))
+        defer { _ = daemon.stop() }
+        let check = try ssvcctl(daemon, ["check", "gin"])
+        #expect(check.status == 11, "no version server: any fix counts as offered\n\(check.standardOutput)\n\(daemon.log)")
+        #expect(check.standardOutput.contains("GO-2020-0001 (fixed in 1.6.0)"), "\(check.standardOutput)")
+        #expect(check.standardOutput.contains("bad.json: document: X has no \"modified\""), "a bad record is named: \(check.standardOutput)")
+        #expect(check.standardOutput.contains("../evil.json: unsafe name"), "\(check.standardOutput)")
+        let json = try ssvcctl(daemon, ["status", "gin", "--json"])
+        let shown = try #require((try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any])?["apps"] as? [[String: Any]])
+        #expect(shown.first?["url"] == nil, "no version server: \(json.standardOutput)")
+        let before = server.requests().count
+        _ = try ssvcctl(daemon, ["check", "gin"])
+        let gets = server.requests().filter { $0["path"] as? String == "/Go/all.zip" }
+        #expect(server.requests().count == before + 1)
+        #expect((gets.last?["headers"] as? [String: String])?["If-None-Match"] == "\"v1\"", "an unchanged export is not read again")
+        #expect(!FileManager.default.fileExists(atPath: daemon.stateDirectory + "/.advisories-gin.zip"), "the download is removed")
+
+        #expect(daemon.stop() == 0)
+        daemon = started(try DaemonProcess(apps: app(#"ignore-advisories = [{ id = "CVE-2020-36567", until = 2999-01-01, reason = "not exposed" }]"#), folder: folder))
+        let ignored = try ssvcctl(daemon, ["status", "gin"])
+        #expect(ignored.status == 0, "ignored by its alias: \(ignored.standardOutput)")
+        #expect(ignored.standardOutput.contains("gin: advisories clear ("), "\(ignored.standardOutput)")
+        #expect(ignored.standardOutput.contains("1 ignored"), "\(ignored.standardOutput)")
+    }
+
+    @Test("a file:// folder of records and a file:// export zip decide as the API does")
+    func localMirrors() throws {
+        let folder = try TemporaryFolder()
+        let records = folder.url.appendingPathComponent("records")
+        try FileManager.default.createDirectory(at: records, withIntermediateDirectories: true)
+        for id in ["RUSTSEC-2019-0033", "GHSA-r9p9-mrjm-926w"] {
+            try Self.record(id).write(to: records.appendingPathComponent("\(id).json"), atomically: true, encoding: .utf8)
+        }
+        let zip = try Self.export(["RUSTSEC-2019-0033", "GHSA-r9p9-mrjm-926w"], in: folder)
+        let daemon = started(try DaemonProcess(apps: """
+            [[app]]
+            name = "http"
+            version = "0.1.19"
+            version-scheme = "semver"
+            advisories = "osv"
+            advisories-url = "file://\(records.path)"
+            advisories-ecosystem = "crates.io"
+
+            [[app]]
+            name = "elliptic"
+            version = "6.5.4"
+            version-scheme = "semver"
+            advisories = "osv"
+            advisories-url = "file://\(zip)"
+            advisories-ecosystem = "npm"
+            """, folder: folder))
+        defer { _ = daemon.stop() }
+        let check = try ssvcctl(daemon, ["check"])
+        #expect(check.status == 11, "\(check.standardOutput)\n\(daemon.log)")
+        #expect(check.standardOutput.contains("RUSTSEC-2019-0033 (fixed in 0.1.20)"), "\(check.standardOutput)")
+        #expect(check.standardOutput.contains("elliptic: advisories clear"), "6.5.4 is the fix: \(check.standardOutput)")
+    }
+
+    @Test("version-package: the source package dpkg names, its version, Debian's order")
+    func debianPackage() throws {
+        let folder = try TemporaryFolder()
+        let admin = folder.url.appendingPathComponent("dpkg")
+        try FileManager.default.createDirectory(at: admin, withIntermediateDirectories: true)
+        try """
+            Package: nginx-core
+            Status: install ok installed
+            Architecture: amd64
+            Source: nginx (1.2.1-2.2+wheezy2)
+            Version: 1.2.1-2.2+wheezy2+b1
+
+            """.write(to: admin.appendingPathComponent("status"), atomically: true, encoding: .utf8)
+        let records = folder.url.appendingPathComponent("records")
+        try FileManager.default.createDirectory(at: records, withIntermediateDirectories: true)
+        try Self.record("DSA-3029-1").write(to: records.appendingPathComponent("DSA-3029-1.json"), atomically: true, encoding: .utf8)
+        let daemon = started(try DaemonProcess(apps: """
+            [[app]]
+            name = "nginx"
+            version-package = "nginx-core"
+            advisories = "osv"
+            advisories-url = "file://\(records.path)"
+            advisories-ecosystem = "Debian:7"
+            """, environment: ["DPKG_ADMINDIR": admin.path], folder: folder))
+        defer { _ = daemon.stop() }
+        let check = try ssvcctl(daemon, ["check", "nginx"])
+        #expect(check.status == 11, "\(check.standardOutput)\n\(daemon.log)")
+        #expect(check.standardOutput.contains("DSA-3029-1 (fixed in 1.2.1-2.2+wheezy3)"), "\(check.standardOutput)")
+    }
+
+    @Test("a source that fails keeps the last good findings; an export that is not a zip is named")
+    func failures() throws {
+        let folder = try TemporaryFolder()
+        let zip = try Self.export(["GO-2020-0001"], in: folder)
+        let server = try VersionServer(scenario: ["file": zip])
+        let daemon = started(try DaemonProcess(apps: """
+            [[app]]
+            name = "gin"
+            version = "1.5.0"
+            version-scheme = "semver"
+            advisories = "osv"
+            advisories-url = "\(server.url("/all.zip"))"
+            advisories-ecosystem = "Go"
+            app-id = "github.com/gin-gonic/gin"
+            """, folder: folder))
+        defer { _ = daemon.stop() }
+        #expect(try ssvcctl(daemon, ["check", "gin"]).status == 11)
+        try server.set(["body": "<html>maintenance</html>"])
+        let broken = try ssvcctl(daemon, ["check", "gin"])
+        #expect(broken.status == 11, "the last good findings are kept: \(broken.standardOutput)")
+        #expect(broken.standardOutput.contains("not a zip archive"), "\(broken.standardOutput)")
+        try server.set(["status": 503])
+        #expect(try ssvcctl(daemon, ["check", "gin"]).status == 11)
+    }
+}
