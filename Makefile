@@ -220,7 +220,7 @@ bench: deps
 FUZZ_SECONDS ?= 60
 # What make test runs: each corpus plus this many new inputs per target.
 FUZZ_RUNS    ?= 5000
-FUZZ_TARGETS := json ssvc turkcell itunes github pointers rules minisign varlink state times proxy dpkg versions pep440 config zip cvss
+FUZZ_TARGETS := json ssvc turkcell itunes github pointers rules minisign varlink state times proxy dpkg versions pep440 config zip cvss osv
 FUZZ_BIN     := .build/fuzz/debug/ssvc-fuzz
 
 fuzz-build: deps

@@ -16,11 +16,21 @@ public enum AdvisoryFiles {
         public var recordBytes: Int
         /// The most files of a folder, or entries of an export, read.
         public var maximumRecords: Int
+        /// The most bytes of one file that is neither an export nor a folder (an API answer).
+        public var documentBytes: Int
+        /// Whether a FIFO or a device may be read as one file (`ssvcctl
+        /// evaluate --advisories <(curl …)`); never for the daemon, which must not wait on one.
+        public var specialFiles: Bool
 
-        public init(totalBytes: Int, recordBytes: Int = 8 << 20, maximumRecords: Int = 2_000_000) {
+        public init(
+            totalBytes: Int, recordBytes: Int = 8 << 20, maximumRecords: Int = 2_000_000, documentBytes: Int = 64 << 20,
+            specialFiles: Bool = false
+        ) {
             self.totalBytes = totalBytes
             self.recordBytes = recordBytes
             self.maximumRecords = maximumRecords
+            self.documentBytes = documentBytes
+            self.specialFiles = specialFiles
         }
     }
 
@@ -43,7 +53,7 @@ public enum AdvisoryFiles {
         } else {
             let bytes: [UInt8]
             do {
-                bytes = try BoundedReader.read(path: path, limit: limits.totalBytes, specialFiles: true)
+                bytes = try BoundedReader.read(path: path, limit: min(limits.documentBytes, limits.totalBytes), specialFiles: limits.specialFiles)
             } catch {
                 throw Failure(description: error.description)
             }

@@ -8,7 +8,7 @@ import SSVCSigning
 /// oracle is at hand, agree with it. A disagreement is a trap, which
 /// libFuzzer reports as a crash with the input.
 enum FuzzTarget: String, CaseIterable {
-    case json, ssvc, turkcell, itunes, github, pointers, rules, minisign, varlink, state, times, proxy, dpkg, versions, pep440, config, zip, cvss
+    case json, ssvc, turkcell, itunes, github, pointers, rules, minisign, varlink, state, times, proxy, dpkg, versions, pep440, config, zip, cvss, osv
 
     /// A fixed clock and machine, so that a run can be repeated.
     static let now = Date(timeIntervalSince1970: 1_800_000_000)
@@ -136,6 +136,8 @@ enum FuzzTarget: String, CaseIterable {
             ConfigurationFuzzing.run(bytes)
         case .zip:
             ZipFuzzing.run(bytes)
+        case .osv:
+            OSVFuzzing.run(bytes)
         case .cvss:
             guard let vector = try? CVSSVector(parsing: String(decoding: bytes, as: UTF8.self)) else { return }
             // A score has one decimal, 0.0 to 10.0, and its rating; the

@@ -1,5 +1,6 @@
 import Foundation
 import SSVCCore
+import SSVCPosix
 import Testing
 
 /// Advisories with real daemons (SPEC §13): real OSV records served from
@@ -234,5 +235,52 @@ struct AdvisoryTests {
         #expect(broken.standardOutput.contains("not a zip archive"), "\(broken.standardOutput)")
         try server.set(["status": 503])
         #expect(try ssvcctl(daemon, ["check", "gin"]).status == 11)
+    }
+
+    @Test("a change is said once: a Watch advisory event, a hook with SSVC_ADVISORIES, the journal line; an ignore entry that lapsed is named")
+    func reportedOnce() throws {
+        let folder = try TemporaryFolder()
+        let records = folder.url.appendingPathComponent("records")
+        try FileManager.default.createDirectory(at: records, withIntermediateDirectories: true)
+        let hooks = folder.url.appendingPathComponent("hooks.d").path
+        try FileManager.default.createDirectory(atPath: hooks, withIntermediateDirectories: true)
+        let recorded = folder.url.appendingPathComponent("recorded").path
+        let hook = try folder.file("hooks.d/10-record", """
+            #!/bin/sh
+            [ "$SSVC_EVENT" = advisory ] && echo "$SSVC_ADVISORY_STATE $SSVC_ADVISORIES" >> '\(recorded)'
+            exit 0
+            """)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: hook)
+        // Ignored until yesterday: the entry has lapsed, and the journal says so.
+        let yesterday = ISO8601DateFormatter.string(from: Date().addingTimeInterval(-86_400), timeZone: TimeZone(identifier: "UTC")!, formatOptions: [.withFullDate])
+        let daemon = started(try DaemonProcess(daemon: "hooks-dir = \"hooks.d\"", apps: """
+            [[app]]
+            name = "http"
+            version = "0.1.19"
+            version-scheme = "semver"
+            advisories = "osv"
+            advisories-url = "file://\(records.path)"
+            advisories-ecosystem = "crates.io"
+            ignore-advisories = [{ id = "CVE-2020-25574", until = \(yesterday) }]
+            """, folder: folder))
+        defer { _ = daemon.stop() }
+        #expect(daemon.wait { (try? daemon.statusByApp()["http"]?["advisoryState"] as? String) == "clear" }, "\(daemon.log)")
+        let events = folder.url.appendingPathComponent("events").path
+        let watch = try ChildProcess(try Executable.path("ssvcctl"), ["--socket", daemon.socketPath, "watch", "http", "--json"], output: events)
+        defer { kill(watch.pid, SIGTERM); _ = watch.exitCode() }
+        Thread.sleep(forTimeInterval: 0.5)
+
+        try Self.record("RUSTSEC-2019-0033").write(to: records.appendingPathComponent("RUSTSEC-2019-0033.json"), atomically: true, encoding: .utf8)
+        #expect(try ssvcctl(daemon, ["check", "http"]).status == 11)
+        _ = try ssvcctl(daemon, ["check", "http"])
+        #expect(daemon.wait { ((try? String(contentsOfFile: recorded, encoding: .utf8)) ?? "").contains("affected RUSTSEC-2019-0033") }, "\(daemon.log)")
+        #expect(daemon.wait { ((try? String(contentsOfFile: events, encoding: .utf8)) ?? "").contains(#""kind":"advisory""#) })
+        let log = daemon.log
+        let said = log.components(separatedBy: "http: 0.1.19 is affected by RUSTSEC-2019-0033 (fixed in 0.1.20): update required; ignore-advisories lapsed for RUSTSEC-2019-0033")
+        #expect(said.count == 2, "said once, not at each check: \(log)")
+        #expect(log.contains("MESSAGE_ID=\(MessageID.advisories.rawValue)") && log.contains("SSVC_ADVISORIES=RUSTSEC-2019-0033"), "\(log)")
+        #expect(log.contains("SSVC_ADVISORY_STATE=affected"))
+        let lines = try String(contentsOfFile: recorded, encoding: .utf8).split(separator: "\n")
+        #expect(lines == ["clear ", "affected RUSTSEC-2019-0033"], "one hook run per change: \(lines)")
     }
 }

@@ -151,6 +151,7 @@ struct AdvisoryEvaluationTests {
         var semver = try AdvisoryEvaluator(ecosystem: "Maven", package: "pkg", version: "1.0.0")
         semver.add(try OSVFixture.synthetic(ecosystem: "Maven", ranges: #"[{"type":"SEMVER","events":[{"introduced":"0"},{"fixed":"2.0.0"}]}]"#))
         #expect(semver.findings.count == 1)
+        #expect(semver.findings.first?.fixed == "2.0.0", "a SEMVER range's fix, in SemVer's order")
         #expect(semver.unevaluatedRanges == 0)
     }
 

@@ -86,6 +86,39 @@ struct ConfigurationLoaderTests {
         #expect(limited.apps.first?.formatSettings.pointers?.rolloutPercentage?.description == "/cap")
     }
 
+    @Test("advisories: the keys read, their defaults, an app without url; ignore entries lapse the day after until")
+    func advisories() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let set = try load("""
+            [[app]]
+            name = "a"
+            version = "1.0"
+            advisories = "osv"
+            advisories-ecosystem = "PyPI"
+            advisories-url = "file:///srv/osv/PyPI/all.zip"
+            ignore-advisories = ["CVE-2026-1", { id = "GHSA-x", until = 2027-01-31, reason = "not exposed" }]
+            advisories-max-age-days = 3
+            advisories-max-bytes = 1048576
+            """)
+        let app = try #require(set.apps.first)
+        #expect(app.url == nil)
+        let settings = try #require(app.advisories)
+        #expect(settings.source == "file:///srv/osv/PyPI/all.zip" && settings.sourceKind == .zip)
+        #expect(settings.package == "a", "app-id, which defaults to the name")
+        #expect(settings.maxAgeDays == 3 && settings.maxBytes == 1_048_576)
+        #expect(settings.ignores.map(\.id) == ["CVE-2026-1", "GHSA-x"])
+        #expect(settings.ignores[0].lapsesAt == nil)
+        #expect(settings.ignores[1].lapsesAt == Date(timeIntervalSince1970: 1_801_440_000), "2027-02-01T00:00:00Z")
+        #expect(settings.ignores[1].reason == "not exposed")
+        let defaults = try load("[[app]]\nname = \"b\"\nurl = \"https://x/y\"\nversion = \"1\"\nadvisories = \"osv\"\nadvisories-ecosystem = \"npm\"\napp-id = \"left-pad\"\n")
+        let bare = try #require(defaults.apps.first?.advisories)
+        #expect(bare.source == "https://api.osv.dev/v1/query" && bare.sourceKind == .api)
+        #expect(bare.package == "left-pad" && bare.maxAgeDays == 7 && bare.maxBytes == 512 << 20)
+        let packaged = try load("[[app]]\nname = \"c\"\nversion-package = \"libssl3\"\nadvisories = \"osv\"\nadvisories-ecosystem = \"Debian:12\"\nadvisories-url = \"file:///srv/osv/records\"\n")
+        #expect(packaged.apps.first?.advisories?.package == nil, "the source package, asked of dpkg at each check")
+        #expect(packaged.apps.first?.advisories?.sourceKind == .folder)
+    }
+
     @Test("apps come from [[app]] tables and from the apps directory in name order, named by stem")
     func apps() throws {
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -200,6 +233,20 @@ struct ConfigurationLoaderTests {
         ("[[app]]\nname = \"a\"\nurl = \"https://x/y\"\nversion = \"1\"\nignore-versions = [\"2.0\", \"\"]\n", "ssvcd.toml: app.ignore-versions[1]: ", "is not a valid dotted version: empty"),
         ("[[app]]\nname = \"a\"\nurl = \"https://x/y\"\nversion = \"1\"\nignore-versions = \"2.0\"\n", "ssvcd.toml: app.ignore-versions: ", "expected an array"),
         ("[[app]]\nname = \"a\"\nurl = \"https://x/y\"\nversion = \"1\"\nrollout-percentage-pointer = \"/cap\"\n", "ssvcd.toml: app.rollout-percentage-pointer: ", "applies to format json only"),
+        ("[[app]]\nname = \"a\"\nversion = \"1\"\n", "ssvcd.toml: app.url: ", "missing (an app may leave it out only with advisories = \"osv\")"),
+        ("[[app]]\nname = \"a\"\nurl = \"https://x/y\"\nversion = \"1\"\nadvisories = \"nvd\"\n", "ssvcd.toml: app.advisories: ", "'nvd' is not known: the one source is \"osv\""),
+        ("[[app]]\nname = \"a\"\nurl = \"https://x/y\"\nversion = \"1\"\nadvisories-ecosystem = \"PyPI\"\n", "ssvcd.toml: app.advisories-ecosystem: ", "needs advisories = \"osv\""),
+        ("[[app]]\nname = \"a\"\nversion = \"1\"\nadvisories = \"osv\"\n", "ssvcd.toml: app.advisories-ecosystem: ", "missing: name the ecosystem"),
+        ("[[app]]\nname = \"a\"\nversion = \"1\"\nadvisories = \"osv\"\nadvisories-ecosystem = \"\"\n", "ssvcd.toml: app.advisories-ecosystem: ", "empty"),
+        ("[[app]]\nname = \"a\"\nversion = \"1\"\nadvisories = \"osv\"\nadvisories-ecosystem = \"PyPI\"\nadvisories-url = \"ftp://x/all.zip\"\n", "ssvcd.toml: app.advisories-url: ", "not an https, http or file URL"),
+        ("[[app]]\nname = \"a\"\nversion = \"1\"\nadvisories = \"osv\"\nadvisories-ecosystem = \"PyPI\"\nignore-advisories = \"CVE-1\"\n", "ssvcd.toml: app.ignore-advisories: ", "expected an array of ids or tables"),
+        ("[[app]]\nname = \"a\"\nversion = \"1\"\nadvisories = \"osv\"\nadvisories-ecosystem = \"PyPI\"\nignore-advisories = [1]\n", "ssvcd.toml: app.ignore-advisories[0]: ", "expected an id or a table { id, until, reason }, found int"),
+        ("[[app]]\nname = \"a\"\nversion = \"1\"\nadvisories = \"osv\"\nadvisories-ecosystem = \"PyPI\"\nignore-advisories = [{ id = \"CVE-1\", until = \"2027-01-31\" }]\n", "ssvcd.toml: app.ignore-advisories[0].until: ", "expected a date such as 2027-01-31, found string"),
+        ("[[app]]\nname = \"a\"\nversion = \"1\"\nadvisories = \"osv\"\nadvisories-ecosystem = \"PyPI\"\nignore-advisories = [{ until = 2027-01-31 }]\n", "ssvcd.toml: app.ignore-advisories[0].id: ", "missing"),
+        ("[[app]]\nname = \"a\"\nversion = \"1\"\nadvisories = \"osv\"\nadvisories-ecosystem = \"PyPI\"\nignore-advisories = [{ id = \"X\", why = \"y\" }]\n", "ssvcd.toml: app.ignore-advisories[0].why: ", "unknown key"),
+        ("[[app]]\nname = \"a\"\nversion = \"1\"\nadvisories = \"osv\"\nadvisories-ecosystem = \"PyPI\"\nadvisories-max-age-days = 0\n", "ssvcd.toml: app.advisories-max-age-days: ", "must be from 1 to 36500, found 0"),
+        ("[[app]]\nname = \"a\"\nversion = \"1\"\nadvisories = \"osv\"\nadvisories-ecosystem = \"PyPI\"\nadvisories-max-bytes = 10\n", "ssvcd.toml: app.advisories-max-bytes: ", "must be from 1024"),
+        ("[[app]]\nname = \"a\"\nversion = \"1\"\nadvisories = \"osv\"\nadvisories-ecosystem = \"PyPI\"\npublic-keys = [\"RWQv4pm67RZURwwStTUWxFlL6xTDcv3CedEQwiz9M/SW9TGoTn2+l4Vw\"]\n", "ssvcd.toml: app.public-keys: ", "needs url"),
     ])
     func bad(text: String, prefix: String, problem: String) {
         defer { try? FileManager.default.removeItem(at: folder) }

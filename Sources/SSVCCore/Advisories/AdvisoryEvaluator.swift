@@ -65,7 +65,7 @@ public struct AdvisoryEvaluator: Sendable {
     mutating func evaluate(_ record: OSVRecord) -> AdvisoryFinding? {
         guard record.withdrawn == nil else { return nil }
         var reasons: [String] = []
-        var fixes: [String] = []
+        var fixes: [(version: String, scheme: VersionScheme)] = []
         for affected in record.affected {
             guard let name = affected.name, affected.ecosystem == ecosystem,
                   EcosystemOrder.samePackage(name, package, ecosystem: ecosystem)
@@ -79,17 +79,18 @@ public struct AdvisoryEvaluator: Sendable {
                     reasons.append("\(range.type) range \(index + 1): \(why)")
                 }
                 fixes += range.events.compactMap { event in
-                    guard case let .fixed(fixed) = event, (try? scheme.compare(fixed, version)) == .newer else { return nil }
-                    return fixed
+                    guard case let .fixed(fixed) = event else { return nil }
+                    return (fixed, scheme)
                 }
             }
         }
         guard let reason = reasons.first else { return nil }
+        // Compared in the ecosystem's order, or a SEMVER range's own where the ecosystem has none.
         var lowestFix: String?
-        if case let .ordered(scheme) = order {
-            for fix in fixes where lowestFix.map({ (try? scheme.compare(fix, $0)) == .older }) ?? true {
-                lowestFix = fix
-            }
+        for fix in fixes {
+            let scheme = if case let .ordered(ecosystem) = order { ecosystem } else { fix.scheme }
+            guard (try? scheme.compare(fix.version, version)) == .newer else { continue }
+            if lowestFix.map({ (try? scheme.compare(fix.version, $0)) == .older }) ?? true { lowestFix = fix.version }
         }
         let severity = Self.severity(of: record)
         return AdvisoryFinding(

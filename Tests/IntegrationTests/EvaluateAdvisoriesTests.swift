@@ -1,0 +1,86 @@
+import Foundation
+import Testing
+
+/// `ssvcctl evaluate --advisories`: OSV records judged offline, as the daemon judges them.
+@Suite("ssvcctl evaluate --advisories")
+struct EvaluateAdvisoriesTests {
+    let folder: TemporaryFolder
+
+    init() throws { folder = try TemporaryFolder() }
+
+    func evaluate(_ source: String, ecosystem: String, package: String, version: String, _ extra: [String] = []) throws -> CommandResult {
+        try Executable.run(
+            "ssvcctl", ["evaluate", "--advisories", source, "--ecosystem", ecosystem, "--package", package, "--version", version] + extra
+        )
+    }
+
+    var record: String { AdvisoryTests.records.appendingPathComponent("PYSEC-2023-74.json").path }
+
+    @Test("affected with a fix exits 11 and says which range and event decided; the fix itself is clear")
+    func affectedAndClear() throws {
+        let affected = try evaluate(record, ecosystem: "PyPI", package: "Requests", version: "2.30.1")
+        #expect(affected.status == 11, "\(affected.standardOutput)\(affected.standardError)")
+        #expect(affected.standardOutput.hasPrefix("affected: 1 advisories of 1 records read affect Requests 2.30.1 in PyPI\n"), "\(affected.standardOutput)")
+        #expect(affected.standardOutput.contains("  PYSEC-2023-74 (fixed in 2.31.0)"))
+        #expect(affected.standardOutput.contains("    why: ECOSYSTEM range 2: introduced 2.3.0, fixed 2.31.0"), "\(affected.standardOutput)")
+        let clear = try evaluate(record, ecosystem: "PyPI", package: "requests", version: "2.31.0")
+        #expect(clear.status == 0)
+        #expect(clear.standardOutput == "clear: no advisory of 1 records read affects requests 2.31.0 in PyPI\n")
+    }
+
+    @Test("--json gives the state and the advisories; affected without a fix exits 13")
+    func jsonAndNoFix() throws {
+        let file = try folder.file("unfixed.json", """
+            {"vulns": [{"id": "TEST-1", "modified": "2026-01-01T00:00:00Z", "summary": "no fix yet",
+              "affected": [{"package": {"ecosystem": "npm", "name": "left-pad"},
+                            "ranges": [{"type": "SEMVER", "events": [{"introduced": "1.0.0"}]}]}]}]}
+            """)
+        let result = try evaluate(file, ecosystem: "npm", package: "left-pad", version: "1.3.0", ["--json"])
+        #expect(result.status == 13, "\(result.standardOutput)\(result.standardError)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
+        #expect(object["advisoryState"] as? String == "affected")
+        let advisories = try #require(object["advisories"] as? [[String: Any]])
+        #expect(advisories.first?["id"] as? String == "TEST-1")
+        #expect(advisories.first?["fixed"] == nil)
+    }
+
+    @Test("an export zip and a folder read as one file does; a bad record is named and the rest count")
+    func zipAndFolder() throws {
+        let zip = try AdvisoryTests.export(["GO-2020-0001", "PYSEC-2023-74"], extra: ["broken.json": "{\"id\": "], in: folder)
+        let fromZip = try evaluate("file://" + zip, ecosystem: "Go", package: "github.com/gin-gonic/gin", version: "v1.5.0")
+        #expect(fromZip.status == 11, "\(fromZip.standardOutput)\(fromZip.standardError)")
+        #expect(fromZip.standardOutput.contains("of 3 records read"), "\(fromZip.standardOutput)")
+        #expect(fromZip.standardOutput.contains("note: 1 advisory records skipped: broken.json: "), "\(fromZip.standardOutput)")
+        let fromFolder = try evaluate(AdvisoryTests.records.path, ecosystem: "crates.io", package: "http", version: "0.1.19")
+        #expect(fromFolder.status == 11)
+        #expect(fromFolder.standardOutput.contains("RUSTSEC-2019-0033 (fixed in 0.1.20)"))
+    }
+
+    @Test("server text is escaped on the terminal")
+    func escaped() throws {
+        let file = try folder.file("hostile.json", #"""
+            {"id": "EVIL-\u001b[2J", "modified": "x", "summary": "line\nbreak \u202e reversed",
+             "references": [{"type": "ADVISORY", "url": "https://x.invalid/\u001b]52;c;AAAA\u0007"}],
+             "affected": [{"package": {"ecosystem": "PyPI", "name": "p"}, "versions": ["1.0"]}]}
+            """#)
+        let result = try evaluate(file, ecosystem: "PyPI", package: "p", version: "1.0")
+        #expect(result.status == 13)
+        #expect(!result.standardOutput.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x202E || $0.value == 0x07 }, "\(result.standardOutput)")
+        #expect(result.standardOutput.contains(#"EVIL-\x1b[2J"#), "\(result.standardOutput)")
+        #expect(result.standardOutput.contains(#"line\nbreak \u{202E} reversed"#), "\(result.standardOutput)")
+    }
+
+    @Test("bad uses are errors naming what is wrong", arguments: [
+        (["--advisories", "x.zip", "--package", "p", "--version", "1"], Int32(64), "--advisories needs --ecosystem"),
+        (["--advisories", "x.zip", "--ecosystem", "npm", "--package", "p", "--version", "1.0"], 64, "--version: '1.0' is not a valid semver version"),
+        (["--advisories", "x.zip", "--response", "r.json", "--ecosystem", "npm", "--package", "p", "--version", "1.0.0"], 64, "give only one of --response and --advisories"),
+        (["--advisories", "https://osv.example/all.zip", "--ecosystem", "npm", "--package", "p", "--version", "1.0.0"], 1, "ssvcctl evaluates offline"),
+        (["--advisories", "/nonexistent/all.zip", "--ecosystem", "npm", "--package", "p", "--version", "1.0.0"], 1, "cannot read /nonexistent/all.zip"),
+        (["--advisories", "/dev/zero", "--ecosystem", "npm", "--package", "p", "--version", "1.0.0"], 1, "--advisories /dev/zero"),
+    ])
+    func badUses(arguments: [String], status: Int32, message: String) throws {
+        let result = try Executable.run("ssvcctl", ["evaluate"] + arguments)
+        #expect(result.status == status, "\(result.standardOutput)\(result.standardError)")
+        #expect(result.standardError.contains(message), "\(result.standardError)")
+    }
+}
