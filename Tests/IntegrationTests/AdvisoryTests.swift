@@ -89,6 +89,13 @@ struct AdvisoryTests {
         #expect(metrics.contains(#"ssvc_advisory_state{app="requests",state="affected"} 1"#))
         #expect(daemon.log.contains("requests: 2.30.0 is affected by PYSEC-2023-74 (fixed in 2.31.0): update required"), "\(daemon.log)")
 
+        // A hold defers optional updates only: an advisory's fix still shows.
+        #expect(try ssvcctl(daemon, ["hold", "requests"]).status == 0)
+        let held = try ssvcctl(daemon, ["status", "requests"])
+        #expect(held.status == 11, "\(held.standardOutput)")
+        #expect(held.standardOutput.contains("required: PYSEC-2023-74 is fixed in 2.31.0"), "\(held.standardOutput)")
+        #expect(try ssvcctl(daemon, ["unhold", "requests"]).status == 0)
+
         // The server's latest is below the fix: affected, no fix offered, exit 13.
         try server.set([
             "paths": ["/v.json": ["body": #"{"SSVCLatestVersionKey":"2.30.0"}"#]],
@@ -282,5 +289,40 @@ struct AdvisoryTests {
         #expect(log.contains("SSVC_ADVISORY_STATE=affected"))
         let lines = try String(contentsOfFile: recorded, encoding: .utf8).split(separator: "\n")
         #expect(lines == ["clear ", "affected RUSTSEC-2019-0033"], "one hook run per change: \(lines)")
+    }
+
+    @Test("public-keys: a signed export is read, an altered one or a missing signature is refused and the last good findings kept")
+    func signedExport() throws {
+        let keys = try MinisignKeyPair()
+        let folder = try TemporaryFolder()
+        let zip = try Self.export(["GO-2020-0001"], in: folder)
+        try keys.signFile(zip)
+        let daemon = started(try DaemonProcess(apps: """
+            [[app]]
+            name = "gin"
+            version = "1.5.0"
+            version-scheme = "semver"
+            advisories = "osv"
+            advisories-url = "file://\(zip)"
+            advisories-ecosystem = "Go"
+            app-id = "github.com/gin-gonic/gin"
+            public-keys = ["\(keys.publicKey)"]
+            """, folder: folder))
+        defer { _ = daemon.stop() }
+        let good = try ssvcctl(daemon, ["check", "gin"])
+        #expect(good.status == 11, "\(good.standardOutput)\n\(daemon.log)")
+        // Another export under the old signature: refused before a record is read.
+        _ = try Self.export(["GO-2020-0001", "RUSTSEC-2019-0033"], in: folder)
+        let altered = try ssvcctl(daemon, ["check", "gin"])
+        #expect(altered.status == 11, "the last good findings are kept: \(altered.standardOutput)")
+        #expect(altered.standardOutput.contains("signature rejected: the signature by key \(keys.keyID) does not match the file"), "\(altered.standardOutput)")
+        try FileManager.default.removeItem(atPath: zip + ".minisig")
+        try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(5)], ofItemAtPath: zip)
+        let missing = try ssvcctl(daemon, ["check", "gin"])
+        #expect(missing.standardOutput.contains("advisories: signature file://\(zip).minisig: "), "\(missing.standardOutput)")
+        try keys.signFile(zip)
+        let again = try ssvcctl(daemon, ["check", "gin"])
+        #expect(again.status == 11)
+        #expect(!again.standardOutput.contains("failed check"), "\(again.standardOutput)")
     }
 }

@@ -246,7 +246,7 @@ struct ConfigurationLoaderTests {
         ("[[app]]\nname = \"a\"\nversion = \"1\"\nadvisories = \"osv\"\nadvisories-ecosystem = \"PyPI\"\nignore-advisories = [{ id = \"X\", why = \"y\" }]\n", "ssvcd.toml: app.ignore-advisories[0].why: ", "unknown key"),
         ("[[app]]\nname = \"a\"\nversion = \"1\"\nadvisories = \"osv\"\nadvisories-ecosystem = \"PyPI\"\nadvisories-max-age-days = 0\n", "ssvcd.toml: app.advisories-max-age-days: ", "must be from 1 to 36500, found 0"),
         ("[[app]]\nname = \"a\"\nversion = \"1\"\nadvisories = \"osv\"\nadvisories-ecosystem = \"PyPI\"\nadvisories-max-bytes = 10\n", "ssvcd.toml: app.advisories-max-bytes: ", "must be from 1024"),
-        ("[[app]]\nname = \"a\"\nversion = \"1\"\nadvisories = \"osv\"\nadvisories-ecosystem = \"PyPI\"\npublic-keys = [\"RWQv4pm67RZURwwStTUWxFlL6xTDcv3CedEQwiz9M/SW9TGoTn2+l4Vw\"]\n", "ssvcd.toml: app.public-keys: ", "needs url"),
+        ("[[app]]\nname = \"a\"\nversion = \"1\"\nadvisories = \"osv\"\nadvisories-ecosystem = \"PyPI\"\nadvisories-url = \"file:///srv/records\"\npublic-keys = [\"RWQv4pm67RZURwwStTUWxFlL6xTDcv3CedEQwiz9M/SW9TGoTn2+l4Vw\"]\n", "ssvcd.toml: app.advisories-url: ", "a folder of records cannot be signed"),
     ])
     func bad(text: String, prefix: String, problem: String) {
         defer { try? FileManager.default.removeItem(at: folder) }

@@ -25,6 +25,8 @@ public struct AdvisoryData: Sendable, Equatable, Codable {
     /// What the journal last said of the app's advisories: a change from
     /// it (a new advisory, a fix, an ignore entry lapsed) is said once.
     public var reported: Reported?
+    /// The newest signature time accepted for the mirror: an older one is refused as a rollback.
+    public var newestSignatureTime: Date?
 
     public struct Reported: Sendable, Equatable, Codable {
         public var state: AdvisoryState
@@ -99,6 +101,7 @@ public struct AdvisoryData: Sendable, Equatable, Codable {
         etag = try container.decodeIfPresent(String.self, forKey: .etag)
         lastModified = try container.decodeIfPresent(String.self, forKey: .lastModified)
         reported = try container.decodeIfPresent(Reported.self, forKey: .reported)
+        newestSignatureTime = try container.decodeIfPresent(Date.self, forKey: .newestSignatureTime)
     }
 }
 
@@ -127,6 +130,9 @@ public struct AdvisorySettings: Sendable, Equatable {
     public var ignores: [AdvisoryIgnore]
     public var maxAgeDays: Int
     public var maxBytes: Int
+    /// `public-keys`: an export mirror must be signed (its signature at
+    /// `signature.url`); nil: unsigned. Not for the API or a folder.
+    public var signature: SignatureRequirement?
 
     public static let defaultSource = "https://api.osv.dev/v1/query"
     public static let defaultMaxAgeDays = 7
@@ -134,8 +140,9 @@ public struct AdvisorySettings: Sendable, Equatable {
 
     public init(
         source: String = defaultSource, ecosystem: String, package: String?, ignores: [AdvisoryIgnore] = [],
-        maxAgeDays: Int = defaultMaxAgeDays, maxBytes: Int = defaultMaxBytes
+        maxAgeDays: Int = defaultMaxAgeDays, maxBytes: Int = defaultMaxBytes, signature: SignatureRequirement? = nil
     ) {
+        self.signature = signature
         self.source = source
         self.ecosystem = ecosystem
         self.package = package

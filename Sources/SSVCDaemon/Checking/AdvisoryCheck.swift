@@ -3,6 +3,7 @@ import FoundationEssentials
 import SSVCArchive
 import SSVCCore
 import SSVCPosix
+import SSVCSigning
 
 /// One read of an app's advisories (SPEC §13), done outside the service's
 /// actor like the rest of a check: find the package and version to ask
@@ -46,7 +47,9 @@ struct AdvisoryCheck: Sendable {
                     fetcher: fetcher, options: options, now: now
                 )
                 guard let read else { return previous.unchanged(at: now) }
-                return previous.read(evaluator, etag: read.etag, lastModified: read.lastModified, at: now)
+                var next = previous.read(evaluator, etag: read.etag, lastModified: read.lastModified, at: now)
+                if let signedAt = read.signedAt { next.newestSignatureTime = max(signedAt, previous.newestSignatureTime ?? signedAt) }
+                return next
             }
         } catch {
             return previous.failed("advisories: \(error.description)", at: now)
@@ -125,6 +128,8 @@ struct AdvisoryCheck: Sendable {
     struct MirrorRead {
         var etag: String?
         var lastModified: String?
+        /// The accepted signature's time, when the mirror is signed.
+        var signedAt: Date?
     }
 
     /// An export zip (over https, http or from a file) or a folder of
@@ -142,8 +147,9 @@ struct AdvisoryCheck: Sendable {
             // A local mirror's validator: its identity, size and time.
             let identity = AdvisoryFiles.identity(of: path)
             if let identity, identity == validators.etag { return nil }
+            let signedAt = try await verify(path, fetcher: fetcher, options: options, now: now)
             try await readFile(path, into: &evaluator, limits: limits)
-            return MirrorRead(etag: identity, lastModified: nil)
+            return MirrorRead(etag: identity, lastModified: nil, signedAt: signedAt)
         }
         let partial = daemon.stateDirectory + "/.advisories-\(app.name).zip"
         let file = open(partial, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
@@ -165,8 +171,34 @@ struct AdvisoryCheck: Sendable {
             throw Failure(description: "\(URLText.masked(settings.source)): \(error.description)", retryAfter: error.retryAfter)
         }
         guard case let .body(_, etag, lastModified) = outcome else { return nil }
+        let signedAt = try await verify(partial, fetcher: fetcher, options: options, now: now)
         try await readFile(partial, into: &evaluator, limits: limits)
-        return MirrorRead(etag: etag, lastModified: lastModified)
+        return MirrorRead(etag: etag, lastModified: lastModified, signedAt: signedAt)
+    }
+
+    /// With `public-keys`, the export's minisign signature accepted as a
+    /// document's is, over the file as it lies on disk (hashed as it is
+    /// read), before any record of it is read; nil when none is asked for.
+    private func verify(_ path: String, fetcher: Fetcher, options: FetchOptions, now: Date) async throws(Failure) -> Date? {
+        guard let requirement = settings.signature else { return nil }
+        var options = options
+        if FetchTarget(requirement.url)?.host != FetchTarget(settings.source)?.host { options.bearerToken = nil }
+        let outcome: FetchOutcome
+        do {
+            outcome = try await fetcher.fetch(requirement.url, etag: nil, options: options, limit: .signature, now: now)
+        } catch {
+            throw Failure(description: "signature \(URLText.masked(requirement.url)): \(error.description)", retryAfter: error.retryAfter)
+        }
+        guard case let .body(bytes, _, _) = outcome else { throw Failure(description: "signature \(URLText.masked(requirement.url)): 304 to a plain request") }
+        let newest = stored?.newestSignatureTime
+        let result = await Offload.run("io.ssvc.advisories-signature") {
+            Result { () throws(SignatureProblem) in try requirement.acceptFile(at: path, signature: bytes, etag: nil, now: now, newestAccepted: newest) }
+        }
+        switch result {
+        case let .success(accepted)?: return accepted.signedAt ?? now
+        case let .failure(problem)?: throw Failure(description: "signature rejected: \(problem.description)")
+        case nil: throw Failure(description: "the signature was not checked")
+        }
     }
 
     /// How many times `timeout-seconds` a mirror's download may take in all.

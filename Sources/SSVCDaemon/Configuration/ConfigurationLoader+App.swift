@@ -107,7 +107,22 @@ extension ConfigurationLoader {
             ignoreVersions.append(try limit("ignore-versions[\(index)]", text))
         }
         if let problem = AppKeyRules.appIDProblem(appID, format: format) { throw reader.error("app-id", problem) }
-        let advisories = try advisorySettings(reader, appID: appID, packaged: packaged)
+        var advisories = try advisorySettings(reader, appID: appID, packaged: packaged)
+        // public-keys sign the documents, and an export mirror as a document
+        // (its signature beside it, or at signature-url for an app without url).
+        let signature = try signatureRequirement(reader, url: url ?? advisories?.source ?? "")
+        if let source = advisories?.source, let signature {
+            switch AdvisorySourceKind(source) {
+            case .zip:
+                advisories?.signature = url == nil
+                    ? signature
+                    : SignatureRequirement(publicKeys: signature.publicKeys, url: SignatureRequirement.defaultURL(for: source), maxAgeDays: signature.maxAgeDays)
+            case .folder:
+                throw reader.error("advisories-url", "a folder of records cannot be signed: with public-keys, use a signed export zip")
+            case .api:
+                break
+            }
+        }
         if url == nil, advisories == nil {
             throw reader.error("url", "missing (an app may leave it out only with advisories = \"osv\")")
         }
@@ -127,7 +142,7 @@ extension ConfigurationLoader {
             bearerToken: token,
             headers: headers,
             clientIdentity: try clientIdentity(reader, environment: environment),
-            signature: try signatureRequirement(reader, url: url),
+            signature: url == nil ? nil : signature,
             phasedRolloutSeconds: try reader.integer("phased-rollout-seconds", in: ConfigurationLimits.rolloutSeconds),
             maxVersion: maxVersion,
             ignoreVersions: ignoreVersions,
@@ -265,7 +280,7 @@ extension ConfigurationLoader {
 
     /// `public-keys`, `signature-url` and `max-signature-age-days`: nil
     /// when the app's documents need no signature.
-    private static func signatureRequirement(_ reader: TableReader, url: String?) throws(ConfigurationError) -> SignatureRequirement? {
+    private static func signatureRequirement(_ reader: TableReader, url: String) throws(ConfigurationError) -> SignatureRequirement? {
         let texts = try reader.stringArray("public-keys")
         let signatureURL = try reader.string("signature-url")
         let maxAge = try reader.integer("max-signature-age-days", in: ConfigurationLimits.signatureAgeDays)
@@ -275,7 +290,6 @@ extension ConfigurationLoader {
             return nil
         }
         guard !texts.isEmpty else { throw reader.error("public-keys", "empty: list at least one key, or leave public-keys out") }
-        guard let url else { throw reader.error("public-keys", "needs url: signatures are checked on the version server's documents") }
         var keys: [Minisign.PublicKey] = []
         for (index, text) in texts.enumerated() {
             let key: Minisign.PublicKey

@@ -42,6 +42,15 @@ final class MinisignKeyPair {
         return try String(contentsOfFile: file + ".minisig", encoding: .utf8)
     }
 
+    /// `minisign -S` over the file at `path`, its signature written beside
+    /// it as `path.minisig`: prehashed, or with `legacy` the file itself.
+    func signFile(_ path: String, legacy: Bool = false) throws {
+        var arguments = ["-S", "-s", secretKey, "-m", path, "-x", path + ".minisig"]
+        if legacy { arguments.append("-l") }
+        let signed = try Executable.run(Self.minisign, arguments)
+        try #require(signed.status == 0, "minisign -S: \(signed.standardError)")
+    }
+
     /// Whether `minisign -V` itself accepts `signature` for `document`: a
     /// test's forged input is shown to be bad by the tool, not only by us.
     func verifies(_ document: String, _ signature: String) throws -> Bool {
