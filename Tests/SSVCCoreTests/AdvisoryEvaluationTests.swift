@@ -105,6 +105,7 @@ struct AdvisoryEvaluationTests {
         (#"[{"introduced":"1.0"},{"fixed":"1.2"},{"introduced":"3.0"},{"fixed":"3.2.5"}]"#, "3.1", true),
         // Events in any order: they are sorted in the ecosystem's order first.
         (#"[{"fixed":"3.2.5"},{"introduced":"3.0"},{"fixed":"1.2"},{"introduced":"1.0"}]"#, "1.1", true),
+        (#"[{"fixed":"3.2.5"},{"introduced":"3.0"},{"fixed":"1.2"},{"introduced":"1.0"}]"#, "1.5", false),
         (#"[{"introduced":"0"},{"limit":"2.0"}]"#, "1.9", true),
         (#"[{"introduced":"0"},{"limit":"2.0"}]"#, "2.0", false),
         (#"[{"introduced":"0"},{"limit":"*"}]"#, "99", true),
