@@ -10,7 +10,8 @@ import SSVCPosix
 /// file through this one reader.
 public enum AdvisoryFiles {
     public struct Limits: Sendable {
-        /// The most bytes all records of one source may inflate to (`advisories-max-bytes`).
+        /// The most bytes of one source (`advisories-max-bytes`): an export's
+        /// records may inflate to `inflationFactor` times it, a folder's add up to it.
         public var totalBytes: Int
         /// The most bytes of one record: a larger one is skipped and named.
         public var recordBytes: Int
@@ -33,6 +34,11 @@ public enum AdvisoryFiles {
             self.specialFiles = specialFiles
         }
     }
+
+    /// How many times `advisories-max-bytes` an export's records may
+    /// inflate to in all: JSON deflates about 8 to 1, and each entry is
+    /// also held to the zip reader's ratio bound against bombs.
+    public static let inflationFactor = 16
 
     public struct Failure: Error, CustomStringConvertible {
         public let description: String
@@ -80,7 +86,11 @@ public enum AdvisoryFiles {
         do {
             archive = try ZipArchive(
                 path: path,
-                limits: ZipLimits(maximumEntries: limits.maximumRecords, maximumEntryBytes: limits.recordBytes, maximumTotalBytes: limits.totalBytes)
+                limits: ZipLimits(
+                    maximumEntries: limits.maximumRecords, maximumEntryBytes: limits.recordBytes,
+                    maximumTotalBytes: limits.totalBytes.multipliedReportingOverflow(by: inflationFactor).overflow
+                        ? Int.max : limits.totalBytes * inflationFactor
+                )
             )
         } catch {
             throw Failure(description: error.description)
