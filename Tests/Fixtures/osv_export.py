@@ -1,17 +1,30 @@
 #!/usr/bin/env python3
 """Writes a synthetic OSV export, a zip of one deflated JSON record per
 entry as osv.dev's ECOSYSTEM/all.zip is, of about SIZE MiB, for
-`ssvc-bench archive` to measure. Not used by the tests.
+`ssvc-bench archive` and `ssvc-bench daemon --only advisories` to measure.
+Not used by the tests.
 
-Usage: osv_export.py SIZE_MIB OUTPUT.zip
+Usage: osv_export.py SIZE_MIB OUTPUT.zip [--package NAME [--records N]]
+
+The packages are random pairs of words. --package adds N records (20 by
+default) of PyPI package NAME first, so that a query for it finds some:
+the even ones affect version 1.0 (fixed in a later 1.x), the odd ones
+only 2.0 and later. The random records after them are drawn as they are
+without it.
 """
+import argparse
 import json
 import os
 import random
-import sys
 import zipfile
 
-size, output = int(sys.argv[1]) << 20, sys.argv[2]
+arguments = argparse.ArgumentParser(description="Write a synthetic OSV export.")
+arguments.add_argument("size", type=int, help="about this many MiB")
+arguments.add_argument("output")
+arguments.add_argument("--package", help="a PyPI package to add records of")
+arguments.add_argument("--records", type=int, default=20, help="how many records of --package")
+options = arguments.parse_args()
+size, output = options.size << 20, options.output
 rng = random.Random(11)
 words = ["".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(rng.randrange(2, 11))) for _ in range(3000)]
 # Advisory texts, 1 to 40 KiB of words; each entry is compressed on its own,
@@ -19,6 +32,26 @@ words = ["".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(rng.ran
 details = [" ".join(rng.choice(words) for _ in range(rng.randrange(150, 6000))) for _ in range(400)]
 
 with zipfile.ZipFile(output, "w", zipfile.ZIP_DEFLATED, compresslevel=6) as archive:
+    extra = options.records if options.package else 0
+    for index in range(extra):
+        affects = index % 2 == 0
+        record = {
+            "schema_version": "1.7.0",
+            "id": "PYSEC-2026-%d" % (index + 1),
+            "modified": "2026-11-%02dT00:00:00Z" % (index % 28 + 1),
+            "aliases": ["CVE-2026-%d" % (90000 + index)],
+            "summary": "synthetic advisory %d of %s" % (index + 1, options.package),
+            "details": details[index % len(details)],
+            "affected": [{
+                "package": {"ecosystem": "PyPI", "name": options.package},
+                "ranges": [{"type": "ECOSYSTEM", "events": [
+                    {"introduced": "0" if affects else "2.0"}, {"fixed": "1.%d" % (index + 1) if affects else "3.%d" % index}]}],
+                "versions": ["1.0", "1.0.1"] if affects else ["2.0", "2.1"],
+            }],
+            "references": [{"type": "ADVISORY", "url": "https://example.org/advisory/%d" % (index + 1)}],
+            "severity": [{"type": "CVSS_V3", "score": "CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H"}],
+        }
+        archive.writestr(record["id"] + ".json", json.dumps(record, indent=2))
     number = 0
     while os.path.getsize(output) < size:
         for _ in range(500):
@@ -43,4 +76,4 @@ with zipfile.ZipFile(output, "w", zipfile.ZIP_DEFLATED, compresslevel=6) as arch
                 "severity": [{"type": "CVSS_V3", "score": "CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H"}],
             }
             archive.writestr(record["id"] + ".json", json.dumps(record, indent=2))
-print("%d records, %d bytes" % (number, os.path.getsize(output)))
+print("%d records, %d bytes" % (extra + number, os.path.getsize(output)))
