@@ -1,20 +1,35 @@
 @preconcurrency import Glibc
 import ArgumentParser
 import SSVCArchive
+import SSVCCore
 import SSVCPosix
 
 /// Reading an OSV export as the daemon would: every `.json` entry of a zip
-/// archive inflated once, with the time taken and the process's peak RSS.
+/// archive inflated once, or, given a package and version, every record
+/// read and evaluated as the daemon reads a mirror; with the time taken
+/// and the process's peak RSS.
 struct Archive: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Walk a zip archive and inflate every .json entry; print the time and peak RSS.",
-        discussion: "Tests/Fixtures/osv_export.py makes a synthetic OSV export to measure."
+        abstract: "Walk a zip archive and inflate every .json entry, or evaluate its OSV records; print the time and peak RSS.",
+        discussion: """
+            Tests/Fixtures/osv_export.py makes a synthetic OSV export to measure (--package adds records \
+            of one package), Tests/Fixtures/osv_filter.py does the same filtering with zipfile and json.
+            """
     )
 
     @Argument(help: "The zip archive (an OSV export such as PyPI/all.zip).") var path: String
-    @Option(help: "The most bytes one entry may inflate to.") var maximumEntryBytes = 16 << 20
+    @Option(help: "The most bytes one entry may inflate to (without --package).") var maximumEntryBytes = 16 << 20
+    @Option(help: "With --package and --version: the ecosystem whose records are evaluated (PyPI, npm, Go, Debian:12, ...).") var ecosystem: String?
+    @Option(help: "The package evaluated.") var package: String?
+    @Option(name: .customLong("version"), help: "The version evaluated.") var versionKey: String?
+
+    func validate() throws {
+        let given = [ecosystem, package, versionKey].compactMap { $0 }.count
+        guard given == 0 || given == 3 else { throw ValidationError("give all of --ecosystem, --package and --version, or none") }
+    }
 
     func run() throws {
+        if let ecosystem, let package, let versionKey { return try evaluate(ecosystem: ecosystem, package: package, version: versionKey) }
         let before = Self.peakRSSKiB()
         let started = MonotonicClock.seconds()
         var entries = 0
@@ -45,6 +60,35 @@ struct Archive: ParsableCommand {
         } catch {
             throw ValidationError("ssvc-bench: \(path): \(error)")
         }
+    }
+
+    /// `AdvisoryFiles.read` into an `AdvisoryEvaluator` with the daemon's
+    /// default limits (`advisories-max-bytes`), as ssvcd reads a mirror.
+    private func evaluate(ecosystem: String, package: String, version: String) throws {
+        var evaluator: AdvisoryEvaluator
+        do {
+            evaluator = try AdvisoryEvaluator(ecosystem: ecosystem, package: package, version: version)
+        } catch {
+            throw ValidationError("--version: \(error)")
+        }
+        let before = Self.peakRSSKiB()
+        let started = MonotonicClock.seconds()
+        do {
+            try AdvisoryFiles.read(path: path, into: &evaluator, limits: AdvisoryFiles.Limits(totalBytes: AdvisorySettings.defaultMaxBytes))
+        } catch {
+            throw ValidationError("ssvc-bench: \(path): \(error)")
+        }
+        let seconds = MonotonicClock.seconds() - started
+        let affecting = evaluator.findings.count + evaluator.omittedFindings
+        let fixed = evaluator.findings.filter { $0.fixed != nil }.count
+        print(
+            "advisories: \(evaluator.recordsRead) records read, \(affecting) affecting \(package) \(version) in \(ecosystem) (\(fixed) with a fix; "
+                + "\(evaluator.problemCount) unreadable, \(evaluator.unevaluatedRanges) ranges not evaluated) in \(String(format2: seconds)) s; "
+                + "peak RSS \(String(mebibytes: before)) MiB before, \(String(mebibytes: Self.peakRSSKiB())) MiB after "
+                + "[\(Machine.summary); debug or release as built, AdvisoryFiles.read into an AdvisoryEvaluator with advisories-max-bytes' default, "
+                + "getrusage ru_maxrss]"
+        )
+        for problem in evaluator.problems { print("  skipped: \(problem)") }
     }
 
     /// The process's peak resident set so far, in KiB.
