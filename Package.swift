@@ -158,7 +158,7 @@ let package = Package(
                 .product(name: "NIOTestUtils", package: "swift-nio"),
             ]
         ),
-        .testTarget(name: "BenchTests", dependencies: ["ssvc-bench", "SSVCCore"]),
+        .testTarget(name: "BenchTests", dependencies: ["ssvc-bench", "SSVCArchive", "SSVCCore"]),
         .testTarget(name: "IntegrationTests", dependencies: ["SSVCCore", "SSVCPosix"]),
     ]
 )

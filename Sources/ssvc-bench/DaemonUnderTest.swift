@@ -12,12 +12,13 @@ final class DaemonUnderTest {
     private(set) var process: ChildProcess
     private(set) var startedAt: Double
 
-    /// A daemon with `apps` apps of SSVC's format on `url`, hourly, checked
-    /// at once on start. `notifySocket` is passed as NOTIFY_SOCKET;
+    /// A daemon with `apps` apps of SSVC's format on `url` (none: apps
+    /// with no version server, for advisories only), hourly, checked at
+    /// once on start. `notifySocket` is passed as NOTIFY_SOCKET;
     /// `daemonSettings` are more `[daemon]` lines, `appSettings` more lines
     /// of each app.
     init(
-        ssvcd: String, apps: Int, url: String, minimumInterval: Int = 30, notifySocket: String? = nil, daemonSettings: String = "",
+        ssvcd: String, apps: Int, url: String?, minimumInterval: Int = 30, notifySocket: String? = nil, daemonSettings: String = "",
         appSettings: String = ""
     ) throws(BenchError) {
         var template = Array("/tmp/ssvc-bench.XXXXXX".utf8CString)
@@ -38,7 +39,8 @@ final class DaemonUnderTest {
             text += "control-group = \"\(String(cString: group.pointee.gr_name))\"\n"
         }
         for index in 0..<apps {
-            text += "\n[[app]]\nname = \"app\(index)\"\nurl = \"\(url)\"\nschedule = \"hourly\"\nversion = \"1.0\"\n\(appSettings)\n"
+            let server = url.map { "url = \"\($0)\"\n" } ?? ""
+            text += "\n[[app]]\nname = \"app\(index)\"\n\(server)schedule = \"hourly\"\nversion = \"1.0\"\n\(appSettings)\n"
         }
         self.ssvcd = ssvcd
         configuration = folder + "/ssvcd.toml"
@@ -87,14 +89,15 @@ final class DaemonUnderTest {
     }
 
     /// Waits until every app reports a finished check (within `seconds`),
-    /// calling `poll` before each status query.
-    func waitForFirstChecks(within seconds: Double = 120, poll: () -> Void = {}) throws(BenchError) {
+    /// calling `poll` before each status query. `member` is the time
+    /// that says so: `advisoriesChecked` for an app's advisories.
+    func waitForFirstChecks(within seconds: Double = 120, member: String = "lastSuccess", poll: () -> Void = {}) throws(BenchError) {
         let connection = try connect()
         let deadline = MonotonicClock.seconds() + seconds
         while true {
             poll()
             let apps = try connection.apps(.getStatus)
-            if apps.allSatisfy({ $0.member("lastSuccess").map { (try? $0.string()) != nil } ?? false }) { return }
+            if apps.allSatisfy({ $0.member(member).map { (try? $0.string()) != nil } ?? false }) { return }
             guard MonotonicClock.seconds() < deadline else { throw BenchError("the first checks did not all succeed within \(Int(seconds)) s") }
             usleep(20_000)
         }
@@ -125,6 +128,19 @@ final class DaemonUnderTest {
             file: ProcFile.statusNumber(process.pid, "RssFile") ?? 0,
             proportional: ProcFile.firstNumber(in: "/proc/\(process.pid)/smaps_rollup", key: "Pss:") ?? 0
         )
+    }
+
+    /// The peak resident set (VmHWM) in KiB: since the start, or since
+    /// the last `resetPeak()`.
+    var peakRSS: Int { ProcFile.statusNumber(process.pid, "VmHWM") ?? 0 }
+
+    /// Sets VmHWM to the present RSS (`clear_refs`, Linux 4.0 and later);
+    /// false when the kernel refused.
+    func resetPeak() -> Bool {
+        let descriptor = open("/proc/\(process.pid)/clear_refs", O_WRONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        return write(descriptor, "5", 1) == 1
     }
 
     /// Minor and major page faults so far (minflt and majflt of stat(5)).

@@ -15,15 +15,27 @@ struct SSVCBench: ParsableCommand {
 
 /// SPEC §11's figures for a built `ssvcd`.
 struct Daemon: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Measure a built ssvcd: memory, wake-ups, page faults, READY time, GetStatus, CPU per check.")
+    static let configuration = CommandConfiguration(abstract: "Measure a built ssvcd: memory, wake-ups, page faults, READY time, GetStatus, CPU per check, memory around an OSV export.")
 
     @Option(help: "The ssvcd to measure (a release build).") var ssvcd = ".build/release/ssvcd"
     @Option(help: "Seconds to count wake-ups while idle.") var idleSeconds = 60
     @Option(help: "Checks for the CPU-per-check figure.") var checks = 1_000
     @Option(help: "Apps for the RSS figures (repeat for several).") var apps: [Int] = [1, 10, 1_000]
-    @Option(help: "Only these figures (repeatable): footprint, burst, ready, offers, control, hostile, check.") var only: [String] = []
+    @Option(help: "Only these figures (repeatable): footprint, burst, ready, offers, control, hostile, check, advisories.") var only: [String] = []
+    @Option(help: "For advisories: an OSV export zip to read (Tests/Fixtures/osv_export.py 200 FILE --package requests makes one).")
+    var export: String?
+    @Option(help: "For advisories: the ecosystem asked about.") var ecosystem = "PyPI"
+    @Option(help: "For advisories: the package asked about, at version 1.0.") var package = "requests"
 
     private func wanted(_ name: String) -> Bool { only.isEmpty || only.contains(name) }
+
+    func validate() throws {
+        if only.contains("advisories"), export == nil { throw ValidationError("--only advisories needs --export: an OSV export zip") }
+        for (option, value) in [("--ecosystem", ecosystem), ("--package", package)]
+        where value.isEmpty || value.unicodeScalars.contains(where: { $0 == "\"" || $0 == "\\" || $0.value < 0x20 || $0.value == 0x7F }) {
+            throw ValidationError("\(option): a name without quotes, backslashes or control characters")
+        }
+    }
 
     func run() throws {
         let server = try LoopbackServer(body: DaemonFigures.response)
@@ -37,6 +49,13 @@ struct Daemon: ParsableCommand {
             if wanted("control") { try figures.control() }
             if wanted("hostile") { try figures.neverReadingClients() }
             if wanted("check") { try figures.checkCost(checks: checks) }
+            if wanted("advisories") {
+                if let export {
+                    try figures.advisories(export: export, ecosystem: ecosystem, package: package)
+                } else {
+                    print("memory around reading an OSV export: not measured (--export FILE; Tests/Fixtures/osv_export.py makes one)")
+                }
+            }
         } catch {
             throw ValidationError("ssvc-bench: \(error.description)")
         }
