@@ -8,8 +8,9 @@ extension DaemonFigures {
     /// idle RSS after it within 2 MiB of before). One app with advisories
     /// only, its `advisories-url` a `file://` link that points first to a
     /// two-record export; once idle, the link is pointed at `export` and a
-    /// `Check` reads it, VmHWM reset just before. Then `reads - 1` times
-    /// more: back to the small export, `Check`, the large one, `Check`.
+    /// `Check` reads it, VmHWM reset just before and read `tail` seconds
+    /// after the reply. Then `reads - 1` times more: back to the small
+    /// export, `Check`, the large one, `Check`.
     func advisories(export: String, ecosystem: String, package: String, reads: Int = 2) throws(BenchError) {
         guard let resolved = realpath(export, nil) else { throw BenchError("\(export): \(String(cString: strerror(errno)))") }
         let target = String(cString: resolved)
@@ -59,9 +60,12 @@ extension DaemonFigures {
                 throw error
             }
             let seconds = MonotonicClock.seconds() - started
+            // The check's journal entry, metrics and events go on after
+            // the reply; the release comes 10 s after it.
+            sleep(Self.tail)
             let sampled = sampler.stop()
             let peak = daemon.peakRSS
-            sleep(Self.settle)
+            sleep(Self.settle - Self.tail)
             let after = daemon.memory()
             readings.append(
                 "read \(read): \(String(format2: seconds)) s, \(found); peak during: VmHWM \(String(mebibytes: peak)) MiB "
@@ -77,10 +81,13 @@ extension DaemonFigures {
             target: "idle RSS after within 2 MiB of before",
             method: "release ssvcd, 1 app with advisories only (\(ecosystem) \(package) 1.0), advisories-url a file:// link to a two-record export, "
                 + "then to \(target) and a Varlink Check; \(peakReset ? "VmHWM reset through /proc/PID/clear_refs before each read" : "VmHWM since the start (clear_refs refused)"), "
-                + "VmRSS and RssAnon sampled every 10 ms during it; "
+                + "VmRSS and RssAnon sampled every 10 ms, from the Check to \(Self.tail) s after its reply; "
                 + "idle readings \(Self.settle) s after the last call, /proc/PID/status and smaps_rollup"
         )
     }
+
+    /// Seconds the peak is still watched after the read's `Check` returns.
+    static let tail: UInt32 = 5
 
     /// `after` against `before`: RSS and anonymous, in KiB with a sign.
     private static func difference(_ after: DaemonUnderTest.Memory, _ before: DaemonUnderTest.Memory) -> String {
