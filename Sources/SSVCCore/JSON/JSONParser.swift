@@ -126,19 +126,28 @@ public struct JSONParser {
 
     private mutating func parseString() throws(JSONSyntaxError) -> String {
         index += 1  // opening quote
-        var scalars = String.UnicodeScalarView()
+        var unescaped: [UInt8] = []
+        var escapes = false
         var runStart = index
         while index < bytes.count {
             let byte = bytes[index]
             switch byte {
             case UInt8(ascii: "\""):
-                try appendRun(runStart..<index, to: &scalars)
+                let text: String?
+                if escapes {
+                    unescaped.append(contentsOf: bytes[runStart..<index])
+                    text = String(validating: unescaped, as: UTF8.self)
+                } else {
+                    text = String(validating: bytes[runStart..<index], as: UTF8.self)
+                }
+                guard let text else { throw error("invalid UTF-8 in a string") }
                 index += 1
-                return String(scalars)
+                return text
             case UInt8(ascii: "\\"):
-                try appendRun(runStart..<index, to: &scalars)
+                escapes = true
+                unescaped.append(contentsOf: bytes[runStart..<index])
                 index += 1
-                scalars.append(try parseEscape())
+                UTF8.encode(try parseEscape()) { unescaped.append($0) }
                 runStart = index
             case 0..<0x20:
                 throw error("control character 0x\(String(byte, radix: 16)) in a string (escape it)")
@@ -147,17 +156,6 @@ public struct JSONParser {
             }
         }
         throw error("unterminated string")
-    }
-
-    /// Appends an unescaped run of string bytes, which must be valid UTF-8.
-    private func appendRun(
-        _ run: Range<Int>, to scalars: inout String.UnicodeScalarView
-    ) throws(JSONSyntaxError) {
-        guard !run.isEmpty else { return }
-        guard let text = String(validating: bytes[run], as: UTF8.self) else {
-            throw error("invalid UTF-8 in a string")
-        }
-        scalars.append(contentsOf: text.unicodeScalars)
     }
 
     private mutating func parseEscape() throws(JSONSyntaxError) -> Unicode.Scalar {
