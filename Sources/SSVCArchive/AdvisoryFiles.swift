@@ -22,11 +22,19 @@ public enum AdvisoryFiles {
         /// Whether a FIFO or a device may be read as one file (`ssvcctl
         /// evaluate --advisories <(curl …)`); never for the daemon, which must not wait on one.
         public var specialFiles: Bool
+        /// Whether one file (a record, an array, an API answer) is read:
+        /// `ssvcctl evaluate`'s; a daemon's mirror is an export or a folder.
+        public var singleFiles: Bool
+        /// When to give up (`MonotonicClock.seconds()`): checked between
+        /// records, so that a read whose caller stopped waiting ends too.
+        public var deadline: Double?
 
         public init(
-            totalBytes: Int, recordBytes: Int = 8 << 20, maximumRecords: Int = 2_000_000, documentBytes: Int = 64 << 20,
-            specialFiles: Bool = false
+            totalBytes: Int, recordBytes: Int = 8 << 20, maximumRecords: Int = 2_000_000, documentBytes: Int = 16 << 20,
+            specialFiles: Bool = false, singleFiles: Bool = false, deadline: Double? = nil
         ) {
+            self.singleFiles = singleFiles
+            self.deadline = deadline
             self.totalBytes = totalBytes
             self.recordBytes = recordBytes
             self.maximumRecords = maximumRecords
@@ -56,6 +64,8 @@ public enum AdvisoryFiles {
             try readFolder(path, into: &evaluator, limits: limits)
         } else if path.lowercased().hasSuffix(".zip") || isZip(path) {
             try readZip(path, into: &evaluator, limits: limits)
+        } else if !limits.singleFiles {
+            throw Failure(description: "\(DisplayText.escaped(path)) is neither a folder of records nor an export .zip")
         } else {
             let bytes: [UInt8]
             do {
@@ -75,10 +85,24 @@ public enum AdvisoryFiles {
         return "\(info.st_dev):\(info.st_ino):\(info.st_size):\(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec)"
     }
 
-    /// Whether the file begins as a zip archive does (a local file header, or an empty archive's end record).
+    /// Whether a regular file begins as a zip archive does (a local file
+    /// header, or an empty archive's end record); opened without waiting.
     private static func isZip(_ path: String) -> Bool {
-        guard let head = try? BoundedReader.read(path: path, limit: 4, specialFiles: false) else { return false }
-        return head.count == 4 && head[0] == 0x50 && head[1] == 0x4B && (head[2] == 3 || head[2] == 5)
+        let file = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard file >= 0 else { return false }
+        defer { close(file) }
+        var info = stat()
+        guard fstat(file, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return false }
+        var head = [UInt8](repeating: 0, count: 4)
+        guard pread(file, &head, 4, 0) == 4 else { return false }
+        return head[0] == 0x50 && head[1] == 0x4B && (head[2] == 3 || head[2] == 5)
+    }
+
+    /// Throws once the read's deadline has passed.
+    private static func checkDeadline(_ limits: Limits) throws(Failure) {
+        if let deadline = limits.deadline, MonotonicClock.seconds() > deadline {
+            throw Failure(description: "the read took too long and was given up")
+        }
     }
 
     private static func readZip(_ path: String, into evaluator: inout AdvisoryEvaluator, limits: Limits) throws(Failure) {
@@ -104,6 +128,7 @@ public enum AdvisoryFiles {
             } catch {
                 throw Failure(description: error.description)
             }
+            try checkDeadline(limits)
             guard !entry.isDirectory, entry.name.count > 5,
                   Array(entry.name.suffix(5)).map({ $0 | 0x20 }) == Array(".json".utf8) else { continue }
             if let problem = entry.nameProblem {
@@ -144,6 +169,7 @@ public enum AdvisoryFiles {
         }
         var total = 0
         for name in records {
+            try checkDeadline(limits)
             let bytes: [UInt8]
             do {
                 bytes = try BoundedReader.read(path: path + "/" + name, limit: limits.recordBytes)

@@ -56,6 +56,8 @@ public struct AppStatus: Sendable, Equatable, Codable {
     public var advisoriesChecked: String?
     /// The affecting advisories not ignored.
     public var advisories: [Advisory]?
+    /// Affecting advisories past the ones listed, counted.
+    public var advisoriesOmitted: Int?
     public var ignoredAdvisories: [String]?
 
     /// An advisory as `App.advisories` shows it.
@@ -84,6 +86,7 @@ public struct AppStatus: Sendable, Equatable, Codable {
         advisoryState = verdict.state
         advisoriesChecked = data?.checked.map(RFC3339.format)
         advisories = verdict.advisories.map(Advisory.init)
+        advisoriesOmitted = verdict.omitted
         ignoredAdvisories = verdict.ignored
     }
 

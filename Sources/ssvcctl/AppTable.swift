@@ -76,6 +76,7 @@ enum AppTable {
             let summary = advisory.summary.map { ": \($0)" } ?? ""
             lines.append("  \(advisory.id) (\(fixed)\(score))\(summary)")
         }
+        if let omitted = app.advisoriesOmitted, omitted > 0 { lines.append("  ... and \(omitted) more") }
         return lines
     }
 

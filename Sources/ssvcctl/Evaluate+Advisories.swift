@@ -44,7 +44,7 @@ extension Evaluate {
             throw ExitStatus.failure
         }
         do {
-            try AdvisoryFiles.read(path: path, into: &evaluator, limits: AdvisoryFiles.Limits(totalBytes: AdvisorySettings.defaultMaxBytes, specialFiles: true))
+            try AdvisoryFiles.read(path: path, into: &evaluator, limits: AdvisoryFiles.Limits(totalBytes: AdvisorySettings.defaultMaxBytes, specialFiles: true, singleFiles: true))
         } catch {
             StandardError.writeLine("ssvcctl: --advisories \(DisplayText.escaped(path)): \(error)")
             throw ExitStatus.failure
@@ -89,7 +89,7 @@ extension Evaluate {
             if let url = finding.url { lines.append("    \(shown(url))") }
         }
         if data.omitted > 0 { lines.append("  ... and \(data.omitted) more") }
-        lines += data.notes.map { "note: \($0)" }
+        lines += data.notes.map { "note: \(shown($0))" }
         return lines.joined(separator: "\n")
     }
 }

@@ -102,8 +102,9 @@ enum Monitoring {
             }
             if let held = AppTable.held(app), app.heldVersion != nil || app.status == .updateRequired { notes.append(held) }
             if app.advisoryState == .affected {
+                let count = (app.advisories ?? []).count + (app.advisoriesOmitted ?? 0)
                 let ids = (app.advisories ?? []).prefix(3).map(\.id).joined(separator: ", ")
-                notes.append("affected by \(ids)" + ((app.advisories ?? []).count > 3 ? " and \((app.advisories ?? []).count - 3) more" : ""))
+                notes.append("affected by \(ids)" + (count > 3 ? " and \(count - 3) more" : ""))
             }
             if app.consecutiveFailures > 0 { notes.append("checks failing (\(app.consecutiveFailures) in a row)") }
             if app.stale { notes.append("information may be outdated") }

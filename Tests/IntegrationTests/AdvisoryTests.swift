@@ -325,4 +325,50 @@ struct AdvisoryTests {
         #expect(again.status == 11)
         #expect(!again.standardOutput.contains("failed check"), "\(again.standardOutput)")
     }
+
+    @Test("a mirror that is a FIFO, a device or one plain file is refused at once, naming it; other apps stay answered")
+    func specialMirrors() throws {
+        let folder = try TemporaryFolder()
+        let fifo = folder.url.appendingPathComponent("osv-fifo").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let single = try folder.file("one.json", try Self.record("GO-2020-0001"))
+        let apps = [("fifo", fifo), ("zero", "/dev/zero"), ("single", single)].map { name, path in
+            """
+            [[app]]
+            name = "\(name)"
+            version = "1.5.0"
+            version-scheme = "semver"
+            advisories = "osv"
+            advisories-url = "file://\(path)"
+            advisories-ecosystem = "Go"
+            """
+        }.joined(separator: "\n")
+        let daemon = started(try DaemonProcess(daemon: "timeout-seconds = 1", apps: apps, folder: folder))
+        defer { _ = daemon.stop() }
+        let started = Date()
+        let check = try ssvcctl(daemon, ["check"])
+        #expect(Date().timeIntervalSince(started) < 5, "nothing waits on the FIFO")
+        #expect(check.status == 12, "\(check.standardOutput)")
+        for path in [fifo, "/dev/zero", single] {
+            #expect(check.standardOutput.contains("\(path) is neither a folder of records nor an export .zip"), "\(check.standardOutput)")
+        }
+        func threads() throws -> Int {
+            let status = try String(contentsOfFile: "/proc/\(daemon.process.pid)/status", encoding: .utf8)
+            return Int(status.split(separator: "\n").first { $0.hasPrefix("Threads:") }?.split(separator: "\t").last ?? "") ?? 0
+        }
+        for _ in 0..<5 { _ = try ssvcctl(daemon, ["check", "fifo"]) }
+        let before = try threads()
+        for _ in 0..<20 { _ = try ssvcctl(daemon, ["check", "fifo"]) }
+        let after = try threads()
+        #expect(after <= before + 2, "no thread left waiting on the FIFO per check: \(before), then \(after)")
+    }
+
+    @Test("a Check that takes longer than idle-timeout-seconds still gets its answer")
+    func longCheckAnswered() throws {
+        let server = try VersionServer(scenario: ["body": #"{"SSVCLatestVersionKey":"2.0"}"#, "delay": 3])
+        let daemon = started(try DaemonProcess(daemon: "idle-timeout-seconds = 1", apps: appTable("slow", url: server.url("/a")), arguments: []))
+        defer { _ = daemon.stop() }
+        let check = try ssvcctl(daemon, ["check", "slow"])
+        #expect(check.status == 10, "\(check.standardOutput)\(check.standardError)")
+    }
 }

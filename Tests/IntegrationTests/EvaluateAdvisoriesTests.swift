@@ -56,18 +56,20 @@ struct EvaluateAdvisoriesTests {
         #expect(fromFolder.standardOutput.contains("RUSTSEC-2019-0033 (fixed in 0.1.20)"))
     }
 
-    @Test("server text is escaped on the terminal")
+    @Test("server text is escaped on the terminal; a record whose id is no id is skipped and named")
     func escaped() throws {
         let file = try folder.file("hostile.json", #"""
-            {"id": "EVIL-\u001b[2J", "modified": "x", "summary": "line\nbreak \u202e reversed",
-             "references": [{"type": "ADVISORY", "url": "https://x.invalid/\u001b]52;c;AAAA\u0007"}],
-             "affected": [{"package": {"ecosystem": "PyPI", "name": "p"}, "versions": ["1.0"]}]}
+            [{"id": "EVIL-1", "modified": "x", "summary": "line\nbreak \u202e reversed \u001b[2J",
+              "references": [{"type": "ADVISORY", "url": "https://x.invalid/\u001b]52;c;AAAA\u0007"}],
+              "affected": [{"package": {"ecosystem": "PyPI", "name": "p"}, "versions": ["1.0"]}]},
+             {"id": "EVIL-\u001b[2J", "modified": "x"}]
             """#)
         let result = try evaluate(file, ecosystem: "PyPI", package: "p", version: "1.0")
         #expect(result.status == 13)
         #expect(!result.standardOutput.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x202E || $0.value == 0x07 }, "\(result.standardOutput)")
-        #expect(result.standardOutput.contains(#"EVIL-\x1b[2J"#), "\(result.standardOutput)")
-        #expect(result.standardOutput.contains(#"line\nbreak \u{202E} reversed"#), "\(result.standardOutput)")
+        #expect(result.standardOutput.contains(#"line\nbreak \u{202E} reversed \x1b[2J"#), "\(result.standardOutput)")
+        #expect(result.standardOutput.contains(#"https://x.invalid/\x1b]52;c;AAAA\x07"#), "\(result.standardOutput)")
+        #expect(result.standardOutput.contains(#"hostile.json[1]: [1].id: the id 'EVIL-"#), "\(result.standardOutput)")
     }
 
     @Test("bad uses are errors naming what is wrong", arguments: [
@@ -82,5 +84,17 @@ struct EvaluateAdvisoriesTests {
         let result = try Executable.run("ssvcctl", ["evaluate"] + arguments)
         #expect(result.status == status, "\(result.standardOutput)\(result.standardError)")
         #expect(result.standardError.contains(message), "\(result.standardError)")
+    }
+
+    @Test("an export is known by its content, whatever its name; one large file is read up to 16 MiB")
+    func zipByContent() throws {
+        let zip = try AdvisoryTests.export(["GO-2020-0001"], in: folder)
+        let renamed = folder.url.appendingPathComponent("export.bin").path
+        try FileManager.default.moveItem(atPath: zip, toPath: renamed)
+        let result = try evaluate(renamed, ecosystem: "Go", package: "github.com/gin-gonic/gin", version: "1.5.0")
+        #expect(result.status == 11, "\(result.standardOutput)\(result.standardError)")
+        let zero = try Executable.shell("/usr/bin/time -f '%M' \(try Executable.path("ssvcctl")) evaluate --advisories /dev/zero --ecosystem npm --package p --version 1.0.0 2>&1 | tail -1")
+        let kilobytes = Int(zero.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)) ?? .max
+        #expect(kilobytes < 200_000, "peak RSS \(kilobytes) KB reading /dev/zero")
     }
 }

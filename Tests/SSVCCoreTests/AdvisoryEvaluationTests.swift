@@ -192,6 +192,9 @@ struct AdvisoryEvaluationTests {
         (#"{"id":"A","modified":"x","affected":{}}"#, "expected an array"),
         (#"{"id":"","modified":"x"}"#, "an id of 1 to 256 bytes"),
         (#"[1]"#, "expected an object"),
+        (#"{"id":"GO-1|'fake'=9","modified":"x"}"#, "holds a character ids do not have"),
+        (#"{"id":"GO-3 space id","modified":"x"}"#, "holds a character ids do not have"),
+        (#"{"id":"GO-2\u0000NUL","modified":"x"}"#, "holds a character ids do not have"),
         (#"{"id":"A","modified":"x""#, "not valid JSON"),
     ])
     func badRecords(text: String, problem: String) {
@@ -211,6 +214,65 @@ struct AdvisoryEvaluationTests {
         #expect(evaluator.findings.count == 1)
         #expect(evaluator.problemCount == 1)
         #expect(evaluator.problems == ["bad.json: not valid JSON: unexpected end at line 1, column 9"])
+    }
+
+    @Test("aliases and upstream ids are bounded and must be ids; a fix that is no version string is not one")
+    func boundedRecordText() throws {
+        let aliases = (0..<32_000).map { "\"CVE-2026-\($0)\"" }.joined(separator: ",")
+        let huge = String(repeating: "9", count: 100_000)
+        let record = try OSVFixture.synthetic(
+            ranges: #"[{"type":"ECOSYSTEM","events":[{"introduced":"0"},{"fixed":"\#(huge)"}]}]"#,
+            extra: #", "aliases": [\#(aliases), "bad id", "x\u001b"], "upstream": ["CVE-1", "a|b"]"#
+        )
+        #expect(record.aliases.count == OSVRecord.maximumAliases)
+        #expect(!record.aliases.contains("bad id") && record.upstream == ["CVE-1"])
+        var evaluator = try AdvisoryEvaluator(ecosystem: "PyPI", package: "pkg", version: "1.0")
+        evaluator.add(record)
+        #expect(evaluator.findings.first?.fixed == nil, "a 100,000-digit fix is stored nowhere")
+    }
+
+    @Test("ignored advisories never push a real one out of the kept findings; the rest are counted")
+    func ignoredKeptApart() throws {
+        var evaluator = try AdvisoryEvaluator(ecosystem: "PyPI", package: "pkg", version: "1.0")
+        evaluator.ignoring = (0..<AdvisoryEvaluator.maximumFindings).map { "IGN-\($0)" }
+        for index in 0..<AdvisoryEvaluator.maximumFindings { evaluator.add(try OSVFixture.synthetic(id: "IGN-\(index)", versions: #"["1.0"]"#)) }
+        evaluator.add(try OSVFixture.synthetic(id: "REAL-1", versions: #"["1.0"]"#))
+        let settings = AdvisorySettings(ecosystem: "PyPI", package: "pkg", ignores: evaluator.ignoring.map { AdvisoryIgnore(id: $0) })
+        let now = Date()
+        let data = AdvisoryData().read(evaluator, etag: nil, lastModified: nil, at: now)
+        let verdict = AdvisoryVerdict(data: data, settings: settings, latest: nil, hasServer: true, scheme: .pep440, now: now)
+        #expect(verdict.state == .affected)
+        #expect(verdict.advisories.map(\.id) == ["REAL-1"])
+        #expect(verdict.ignored.count == AdvisoryEvaluator.maximumFindings)
+        // Past the kept ones, the count stays exact.
+        var many = try AdvisoryEvaluator(ecosystem: "PyPI", package: "pkg", version: "1.0")
+        for index in 0..<300 { many.add(try OSVFixture.synthetic(id: "M-\(index)", versions: #"["1.0"]"#)) }
+        let counted = AdvisoryVerdict(
+            data: AdvisoryData().read(many, etag: nil, lastModified: nil, at: now), settings: AdvisorySettings(ecosystem: "PyPI", package: "pkg"),
+            latest: nil, hasServer: true, scheme: .pep440, now: now
+        )
+        #expect(counted.count == 300 && counted.omitted == 300 - AdvisoryEvaluator.maximumFindings)
+    }
+
+    @Test("a range with an event the order cannot read is counted and noted, not dropped silently")
+    func unreadableNoted() throws {
+        var evaluator = try AdvisoryEvaluator(ecosystem: "Go", package: "pkg", version: "1.0.0")
+        evaluator.add(try OSVFixture.synthetic(ecosystem: "Go", ranges: #"[{"type":"ECOSYSTEM","events":[{"introduced":"0"},{"fixed":"not-a-version"}]}]"#))
+        evaluator.add(try OSVFixture.synthetic(id: "T-2", ecosystem: "Go", ranges: #"[{"type":"WEIRD","events":[{"introduced":"0"}]}]"#))
+        #expect(evaluator.findings.isEmpty)
+        let notes = AdvisoryData().read(evaluator, etag: nil, lastModified: nil, at: Date()).notes
+        #expect(notes == [
+            "1 ranges not evaluated: of a range type ssvc does not know",
+            "1 ranges not evaluated: an event's version is not one in Go's order",
+        ])
+    }
+
+    @Test("file:// in any case names a folder or an export, as the URL's scheme is read", arguments: [
+        ("FILE:///srv/osv/records", AdvisorySourceKind.folder), ("file:///srv/osv/all.ZIP", .zip), ("https://m.example/osv/all.zip?x=1", .zip),
+        ("https://api.osv.dev/v1/query", .api),
+    ])
+    func sourceKinds(source: String, kind: AdvisorySourceKind) {
+        #expect(AdvisorySourceKind(source) == kind)
     }
 
     @Test("findings are bounded; the same id twice counts once")

@@ -60,7 +60,13 @@ public struct AdvisoryData: Sendable, Equatable, Codable {
             notes.append("\(evaluator.problemCount) advisory records skipped: " + evaluator.problems.joined(separator: "; "))
         }
         if evaluator.unevaluatedRanges > 0 {
-            notes.append("\(evaluator.unevaluatedRanges) ranges of \(DisplayText.escaped(evaluator.ecosystem, limit: 60)) not evaluated: ssvc has no order for its versions, only its versions lists count")
+            let why = evaluator.order == .unordered
+                ? "ssvc has no order for \(evaluator.ecosystem)'s versions, only its versions lists count"
+                : "of a range type ssvc does not know"
+            notes.append("\(evaluator.unevaluatedRanges) ranges not evaluated: \(why)")
+        }
+        if evaluator.unreadableRanges > 0 {
+            notes.append("\(evaluator.unreadableRanges) ranges not evaluated: an event's version is not one in \(evaluator.ecosystem)'s order")
         }
         next.notes = notes
         next.etag = etag
@@ -167,7 +173,7 @@ public enum AdvisorySourceKind: Sendable, Equatable {
         let path = source.split(separator: "?", maxSplits: 1).first.map(String.init) ?? source
         if path.lowercased().hasSuffix(".zip") {
             self = .zip
-        } else if source.hasPrefix("file://") {
+        } else if source.lowercased().hasPrefix("file://") {
             self = .folder
         } else {
             self = .api

@@ -11,15 +11,20 @@ public struct AdvisoryEvaluator: Sendable {
     public private(set) var findings: [AdvisoryFinding] = []
     /// Affecting records beyond `maximumFindings`, counted, not kept.
     public private(set) var omittedFindings = 0
+    /// Ids an ignore entry names (lapsed or not): what they match is kept
+    /// apart, so that ignored advisories never push a real one out.
+    public var ignoring: [String] = []
+    public private(set) var ignoredFindings: [AdvisoryFinding] = []
     /// Records read, whether or not they concern the package.
     public private(set) var recordsRead = 0
     /// Records that name the package and were skipped, named with their problem (at most `maximumProblems`).
     public private(set) var problems: [String] = []
     public private(set) var problemCount = 0
-    /// Ranges of the package that could not be evaluated: no order for the
-    /// ecosystem, a range type the schema may add, or an event's version
-    /// that the ecosystem's order cannot read.
+    /// Ranges of the package that could not be evaluated: no order for
+    /// the ecosystem, or a range type the schema may add.
     public private(set) var unevaluatedRanges = 0
+    /// Ranges with an event whose version the order cannot read.
+    public private(set) var unreadableRanges = 0
     private var seen: Set<String> = []
 
     public static let maximumFindings = 256
@@ -40,6 +45,10 @@ public struct AdvisoryEvaluator: Sendable {
         guard let finding = evaluate(record) else { return }
         // An export may hold a record twice (an alias's file): one finding per id.
         guard seen.insert(finding.id).inserted else { return }
+        if ignoring.contains(where: finding.isNamed) {
+            if ignoredFindings.count < Self.maximumFindings { ignoredFindings.append(finding) }
+            return
+        }
         if findings.count < Self.maximumFindings {
             findings.append(finding)
         } else {
@@ -52,13 +61,15 @@ public struct AdvisoryEvaluator: Sendable {
         recordsRead += 1
         problemCount += 1
         if problems.count < Self.maximumProblems {
-            problems.append("\(DisplayText.escaped(name, limit: 120)): \(DisplayText.escaped(problem, limit: 240))")
+            // Cut, not escaped: whoever shows it escapes it once.
+            problems.append("\(DisplayText.cut(name, bytes: 240)): \(DisplayText.cut(problem, bytes: 480))")
         }
     }
 
-    /// The findings in a stable order: by id.
+    /// The findings, ignored ones after, each part in a stable order: by id.
     public var sortedFindings: [AdvisoryFinding] {
-        findings.sorted { $0.id.utf8.lexicographicallyPrecedes($1.id.utf8) }
+        let byID = { (a: AdvisoryFinding, b: AdvisoryFinding) in a.id.utf8.lexicographicallyPrecedes(b.id.utf8) }
+        return findings.sorted(by: byID) + ignoredFindings.sorted(by: byID)
     }
 
     /// The finding for `record`, or nil when it does not affect this version.
@@ -79,7 +90,8 @@ public struct AdvisoryEvaluator: Sendable {
                     reasons.append("\(range.type) range \(index + 1): \(why)")
                 }
                 fixes += range.events.compactMap { event in
-                    guard case let .fixed(fixed) = event else { return nil }
+                    // A fix is shown, stored and compared: a version string's bounds.
+                    guard case let .fixed(fixed) = event, DisplayText.versionProblem(fixed) == nil else { return nil }
                     return (fixed, scheme)
                 }
             }
@@ -132,7 +144,7 @@ public struct AdvisoryEvaluator: Sendable {
 
     /// The schema's `IncludedInRanges` for one range: why it affects the
     /// running version, or nil when it does not.
-    private func affects(_ range: OSVRecord.VersionRange, scheme: VersionScheme) -> String? {
+    private mutating func affects(_ range: OSVRecord.VersionRange, scheme: VersionScheme) -> String? {
         // The running version was validated in `init`; a SEMVER range may still not read it.
         guard (try? scheme.validate(version)) != nil else { return nil }
         let limits = range.events.filter { if case .limit = $0 { true } else { false } }
@@ -146,6 +158,7 @@ public struct AdvisoryEvaluator: Sendable {
         do {
             events = try sorted(range.events.filter { if case .limit = $0 { false } else { true } }, scheme: scheme)
         } catch {
+            unreadableRanges += 1
             return nil
         }
         var vulnerable = false

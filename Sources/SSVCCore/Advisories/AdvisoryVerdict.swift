@@ -22,6 +22,11 @@ public struct AdvisoryVerdict: Sendable, Equatable {
     public var ignored: [String]
     /// The advisory whose fix the version server offers: the update is then required.
     public var requiredBy: AdvisoryFinding?
+    /// Affecting advisories past the ones kept (counted, not listed).
+    public var omitted: Int
+
+    /// Every affecting advisory not ignored, listed or not: the metric's count.
+    public var count: Int { advisories.count + omitted }
 
     /// - Parameters:
     ///   - latest: the newest version the app's version server names; nil
@@ -33,9 +38,10 @@ public struct AdvisoryVerdict: Sendable, Equatable {
         let findings = data?.findings ?? []
         advisories = findings.filter { finding in !inForce.contains { finding.isNamed($0.id) } }
         ignored = findings.filter { finding in inForce.contains { finding.isNamed($0.id) } }.map(\.id)
+        omitted = data?.omitted ?? 0
         let maxAge = TimeInterval(settings.maxAgeDays) * 86_400
         if let checked = data?.checked, now.timeIntervalSince(checked) <= maxAge {
-            state = advisories.isEmpty ? .clear : .affected
+            state = advisories.isEmpty && omitted == 0 ? .clear : .affected
         } else {
             state = .unknown
         }
@@ -58,9 +64,7 @@ public struct AdvisoryVerdict: Sendable, Equatable {
 
     /// The note `update-required` carries when an advisory made it so.
     public var requiredNote: String? {
-        requiredBy.map { finding in
-            "required: \(DisplayText.escaped(finding.id, limit: 80)) is fixed in \(DisplayText.escaped(finding.fixed ?? "", limit: 80))"
-        }
+        requiredBy.map { finding in "required: \(finding.id) is fixed in \(finding.fixed ?? "")" }
     }
 
     /// What the journal says of this verdict, to tell a change.

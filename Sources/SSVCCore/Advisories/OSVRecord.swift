@@ -71,6 +71,9 @@ public struct OSVRecord: Sendable, Equatable {
 
     /// The most bytes of an id, an alias or a version kept from a record.
     public static let maximumIdentifierBytes = 256
+    /// The most aliases and upstream ids kept of one record (a Debian DLA
+    /// may name hundreds of CVEs upstream; those past it are not matched).
+    public static let maximumAliases = 64
     /// The most entries of any one list (aliases, affected, ranges, events, versions) read.
     public static let maximumListCount = 100_000
 
@@ -91,8 +94,8 @@ public struct OSVRecord: Sendable, Equatable {
         id = try Self.identifier(idField)
         guard let modified = record.member("modified") else { throw record.invalid("\(id) has no \"modified\"") }
         _ = try modified.string()
-        aliases = try Self.identifiers(record.member("aliases"))
-        upstream = try Self.identifiers(record.member("upstream"))
+        aliases = try Self.otherIdentifiers(record.member("aliases"))
+        upstream = try Self.otherIdentifiers(record.member("upstream"))
         summary = try Self.summary(of: record)
         withdrawn = try record.member("withdrawn")?.string()
         var severities = Self.severities(record.member("severity"))
@@ -104,7 +107,8 @@ public struct OSVRecord: Sendable, Equatable {
         }
         self.severities = severities
         self.affected = affected
-        if case let .string(rating)? = record.member("database_specific")?.value["severity"] {
+        if case let .string(rating)? = record.member("database_specific")?.value["severity"],
+           !rating.unicodeScalars.contains(where: DisplayText.isControl) {
             databaseSeverity = DisplayText.cut(rating, bytes: Self.maximumIdentifierBytes)
         } else {
             databaseSeverity = nil
@@ -172,15 +176,32 @@ public struct OSVRecord: Sendable, Equatable {
 
     private static func identifier(_ field: JSONField) throws(DocumentError) -> String {
         let text = try field.string()
-        guard !text.isEmpty, text.utf8.count <= maximumIdentifierBytes else {
-            throw field.invalid("an id of 1 to \(maximumIdentifierBytes) bytes, found \(text.utf8.count) bytes")
-        }
+        if let problem = identifierProblem(text) { throw field.invalid(problem) }
         return text
     }
 
-    private static func identifiers(_ field: JSONField?) throws(DocumentError) -> [String] {
+    /// What keeps `text` from being an id ssvc shows, lists and passes
+    /// on: 1 to 256 bytes of printable ASCII without blanks, `|`, `"` or
+    /// `\` (`GHSA-…`, `CVE-…`, `RHSA-2022:0216`, `PYSEC-…`): it goes into
+    /// space-separated journal fields and hook variables, Nagios lines
+    /// and metric labels as it is. Nil when nothing does.
+    public static func identifierProblem(_ text: String) -> String? {
+        guard !text.isEmpty, text.utf8.count <= maximumIdentifierBytes else {
+            return "an id of 1 to \(maximumIdentifierBytes) bytes, found \(text.utf8.count) bytes"
+        }
+        guard text.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "|") && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }) else {
+            return "the id '\(DisplayText.escaped(text, limit: 80))' holds a character ids do not have (printable ASCII only, no blanks, |, \" or \\)"
+        }
+        return nil
+    }
+
+    /// Aliases or upstream ids: the first `maximumAliases` that are ids;
+    /// others are left out, not the record.
+    private static func otherIdentifiers(_ field: JSONField?) throws(DocumentError) -> [String] {
         var result: [String] = []
-        for element in try bounded(field) { result.append(try identifier(element)) }
+        for element in try bounded(field) where result.count < maximumAliases {
+            if case let .string(text) = element.value, identifierProblem(text) == nil { result.append(text) }
+        }
         return result
     }
 
@@ -208,7 +229,9 @@ public struct OSVRecord: Sendable, Equatable {
     private static func severities(_ field: JSONField?) -> [Severity] {
         guard let field, let entries = try? field.elements() else { return [] }
         return entries.prefix(64).compactMap { entry in
-            guard case let .string(type)? = entry.value["type"], case let .string(score)? = entry.value["score"] else {
+            // A severity becomes a metric label and a journal field: no control characters.
+            guard case let .string(type)? = entry.value["type"], case let .string(score)? = entry.value["score"],
+                  !score.unicodeScalars.contains(where: DisplayText.isControl) else {
                 return nil
             }
             return Severity(

@@ -34,6 +34,7 @@ struct AdvisoryCheck: Sendable {
         } catch {
             return previous.failed("advisories: running version \(error)", at: now)
         }
+        evaluator.ignoring = settings.ignores.map(\.id)
         // Validators only for the data of this version: another one reads the source in full.
         let sameVersion = previous.version == version && previous.checked != nil
         do {
@@ -105,11 +106,15 @@ struct AdvisoryCheck: Sendable {
                 throw Failure(description: "\(URLText.masked(settings.source)): \(error.description)", retryAfter: error.retryAfter)
             }
             guard case let .body(bytes, _, _) = outcome else { throw Failure(description: "the API answered 304 to a query") }
+            // Parsed off the executor: a page's cost grows with the server's text.
+            let parsed = await Offload.run("io.ssvc.advisories", within: daemon.timeoutSeconds) {
+                Result { () throws(DocumentError) in try OSVQuery.page(bytes) }
+            }
             let page: OSVQuery.Page
-            do {
-                page = try OSVQuery.page(bytes)
-            } catch {
-                throw Failure(description: "the API's answer: \(error)")
+            switch parsed {
+            case let .success(read)?: page = read
+            case let .failure(error)?: throw Failure(description: "the API's answer: \(error)")
+            case nil: throw Failure(description: "reading the API's answer took longer than timeout-seconds (\(daemon.timeoutSeconds) s)")
             }
             for (index, record) in page.records.enumerated() {
                 switch record {
@@ -121,8 +126,9 @@ struct AdvisoryCheck: Sendable {
         } while token != nil
     }
 
-    /// The most bytes of one API page: osv.dev's pages hold up to 1,000 records.
-    static let pageBytes = 64 << 20
+    /// The most bytes of one API page (osv.dev's hold up to 1,000 records,
+    /// a few megabytes): it is read whole, and parsed into a tree.
+    static let pageBytes = 16 << 20
 
     /// What a mirror read gave: nil when unchanged since the last read.
     struct MirrorRead {
@@ -139,9 +145,11 @@ struct AdvisoryCheck: Sendable {
         _ evaluator: inout AdvisoryEvaluator, validators: (etag: String?, lastModified: String?), fetcher: Fetcher, options: FetchOptions,
         now: Date
     ) async throws(Failure) -> MirrorRead? {
-        let limits = AdvisoryFiles.Limits(totalBytes: settings.maxBytes)
+        let limits = AdvisoryFiles.Limits(
+            totalBytes: settings.maxBytes, deadline: MonotonicClock.seconds() + daemon.timeoutSeconds * Double(Self.downloadFactor)
+        )
         if settings.source.lowercased().hasPrefix("file://") {
-            guard let path = URL(string: settings.source)?.path, !path.isEmpty else {
+            guard let path = URL(string: "file://" + settings.source.dropFirst(7))?.path, !path.isEmpty else {
                 throw Failure(description: "'\(URLText.masked(settings.source))' is not a file URL")
             }
             // A local mirror's validator: its identity, size and time.

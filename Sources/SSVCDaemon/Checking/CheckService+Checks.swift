@@ -20,7 +20,7 @@ extension CheckService {
         inFlight[name] = nil
     }
 
-    private func performCheck(_ name: String, manual: Bool) async {
+    private func performCheck(_ name: String, manual: Bool, again: Bool = false) async {
         guard !stopping, let app = app(named: name) else { return }
         let started = runtime.clock.now
         let before = state.apps[name] ?? AppState()
@@ -35,7 +35,13 @@ extension CheckService {
         )
         let result = await attempt.run(fetcher: fetcher, now: started)
         // A check cancelled by shutdown is not a failure of the server.
-        guard !Task.isCancelled, self.app(named: name) != nil else { return }
+        guard !Task.isCancelled, let current = self.app(named: name) else { return }
+        // A reload changed the app meanwhile (its URL, its advisories): what
+        // was read answers the old configuration. Read again, once.
+        if current != app, !again {
+            await performCheck(name, manual: manual, again: true)
+            return
+        }
 
         var after = (state.apps[name] ?? AppState()).recording(
             result.outcome, running: result.running, at: started, rollout: rollout(for: app), limits: limits(for: app)

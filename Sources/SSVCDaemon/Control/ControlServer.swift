@@ -141,10 +141,14 @@ public final class ControlServer: Service {
     private func serve(_ connection: Connection) async {
         let peer = await PeerCredentials.of(connection.channel)
         let dispatcher = self.dispatcher
+        let closer = try? await connection.channel.pipeline.handler(type: IdleCloser.self).get()
         do {
             try await connection.executeThenClose { inbound, outbound in
                 for try await call in inbound {
-                    switch await dispatcher.answer(call, peer: peer) {
+                    closer?.answering()
+                    let answer = await dispatcher.answer(call, peer: peer)
+                    defer { closer?.answered() }
+                    switch answer {
                     case .none:
                         continue
                     case let .close(error):

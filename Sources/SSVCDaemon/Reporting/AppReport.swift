@@ -62,6 +62,7 @@ struct AppReport {
         if let advisories {
             metrics.advisoryState = advisories.state
             metrics.advisories = advisories.advisories.map { ($0.id, $0.fixed, $0.severity) }
+            metrics.advisoryCount = advisories.count
         }
         return metrics
     }

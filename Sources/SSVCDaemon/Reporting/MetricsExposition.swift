@@ -27,13 +27,15 @@ public enum MetricsExposition {
         public var advisoryState: AdvisoryState? = nil
         /// The affecting advisories not ignored: id, fixed version, severity.
         public var advisories: [(id: String, fixed: String?, severity: String?)] = []
+        /// All the affecting advisories not ignored, listed or not.
+        public var advisoryCount = 0
 
         public static func == (a: App, b: App) -> Bool {
             a.name == b.name && a.format == b.format && a.schedule == b.schedule && a.currentVersion == b.currentVersion
                 && a.latestVersion == b.latestVersion && a.status == b.status && a.lastCheck == b.lastCheck
                 && a.lastSuccess == b.lastSuccess && a.nextCheck == b.nextCheck && a.pendingVersion == b.pendingVersion
                 && a.offerAt == b.offerAt && a.held == b.held && a.consecutiveFailures == b.consecutiveFailures && a.stale == b.stale
-                && a.advisoryState == b.advisoryState && a.advisories.map(\.id) == b.advisories.map(\.id)
+                && a.advisoryState == b.advisoryState && a.advisoryCount == b.advisoryCount && a.advisories.map(\.id) == b.advisories.map(\.id)
                 && a.advisories.map(\.fixed) == b.advisories.map(\.fixed) && a.advisories.map(\.severity) == b.advisories.map(\.severity)
         }
 
@@ -106,7 +108,7 @@ public enum MetricsExposition {
             }
             text.append(contentsOf: "# HELP ssvc_app_advisories Advisories affecting the running version, ignored ones aside; absent while unknown.\n# TYPE ssvc_app_advisories gauge\n".utf8)
             for app in advised where app.advisoryState != .unknown {
-                text.append(contentsOf: "ssvc_app_advisories{app=\"\(escape(app.name))\"} \(app.advisories.count)\n".utf8)
+                text.append(contentsOf: "ssvc_app_advisories{app=\"\(escape(app.name))\"} \(app.advisoryCount)\n".utf8)
             }
             text.append(contentsOf: "# HELP ssvc_app_advisory_info An advisory affecting the running version (1), at most \(maximumAdvisorySeries) per app.\n# TYPE ssvc_app_advisory_info gauge\n".utf8)
             for app in advised where app.advisoryState != .unknown {
