@@ -24,6 +24,28 @@ struct AdvisoryTests {
         try Executable.run("ssvcctl", ["--socket", daemon.socketPath] + arguments)
     }
 
+    /// A folder of the records `ids`, as a `file://` mirror of records.
+    static func recordsFolder(_ ids: [String], in folder: TemporaryFolder) throws -> URL {
+        let records = folder.url.appendingPathComponent("records")
+        try FileManager.default.createDirectory(at: records, withIntermediateDirectories: true)
+        for id in ids { try record(id).write(to: records.appendingPathComponent("\(id).json"), atomically: true, encoding: .utf8) }
+        return records
+    }
+
+    /// An `[[app]]` table that asks about advisories only.
+    static func advisoryApp(_ name: String, version: String, ecosystem: String, source: String, extra: String = "") -> String {
+        """
+        [[app]]
+        name = "\(name)"
+        version = "\(version)"
+        version-scheme = "semver"
+        advisories = "osv"
+        advisories-url = "\(source)"
+        advisories-ecosystem = "\(ecosystem)"
+        \(extra)
+        """
+    }
+
     /// An export zip of `ids` (and `extra` entries), made by Python's zipfile.
     static func export(_ ids: [String], extra: [String: String] = [:], in folder: TemporaryFolder) throws -> String {
         let path = folder.url.appendingPathComponent("all.zip").path
@@ -159,29 +181,12 @@ struct AdvisoryTests {
     @Test("a file:// folder of records and a file:// export zip decide as the API does")
     func localMirrors() throws {
         let folder = try TemporaryFolder()
-        let records = folder.url.appendingPathComponent("records")
-        try FileManager.default.createDirectory(at: records, withIntermediateDirectories: true)
-        for id in ["RUSTSEC-2019-0033", "GHSA-r9p9-mrjm-926w"] {
-            try Self.record(id).write(to: records.appendingPathComponent("\(id).json"), atomically: true, encoding: .utf8)
-        }
+        let records = try Self.recordsFolder(["RUSTSEC-2019-0033", "GHSA-r9p9-mrjm-926w"], in: folder)
         let zip = try Self.export(["RUSTSEC-2019-0033", "GHSA-r9p9-mrjm-926w"], in: folder)
-        let daemon = started(try DaemonProcess(apps: """
-            [[app]]
-            name = "http"
-            version = "0.1.19"
-            version-scheme = "semver"
-            advisories = "osv"
-            advisories-url = "file://\(records.path)"
-            advisories-ecosystem = "crates.io"
-
-            [[app]]
-            name = "elliptic"
-            version = "6.5.4"
-            version-scheme = "semver"
-            advisories = "osv"
-            advisories-url = "file://\(zip)"
-            advisories-ecosystem = "npm"
-            """, folder: folder))
+        let daemon = started(try DaemonProcess(apps: [
+            Self.advisoryApp("http", version: "0.1.19", ecosystem: "crates.io", source: "file://\(records.path)"),
+            Self.advisoryApp("elliptic", version: "6.5.4", ecosystem: "npm", source: "file://\(zip)"),
+        ].joined(separator: "\n"), folder: folder))
         defer { _ = daemon.stop() }
         let check = try ssvcctl(daemon, ["check"])
         #expect(check.status == 11, "\(check.standardOutput)\n\(daemon.log)")
@@ -202,9 +207,7 @@ struct AdvisoryTests {
             Version: 1.2.1-2.2+wheezy2+b1
 
             """.write(to: admin.appendingPathComponent("status"), atomically: true, encoding: .utf8)
-        let records = folder.url.appendingPathComponent("records")
-        try FileManager.default.createDirectory(at: records, withIntermediateDirectories: true)
-        try Self.record("DSA-3029-1").write(to: records.appendingPathComponent("DSA-3029-1.json"), atomically: true, encoding: .utf8)
+        let records = try Self.recordsFolder(["DSA-3029-1"], in: folder)
         let daemon = started(try DaemonProcess(apps: """
             [[app]]
             name = "nginx"
@@ -224,16 +227,9 @@ struct AdvisoryTests {
         let folder = try TemporaryFolder()
         let zip = try Self.export(["GO-2020-0001"], in: folder)
         let server = try VersionServer(scenario: ["file": zip])
-        let daemon = started(try DaemonProcess(apps: """
-            [[app]]
-            name = "gin"
-            version = "1.5.0"
-            version-scheme = "semver"
-            advisories = "osv"
-            advisories-url = "\(server.url("/all.zip"))"
-            advisories-ecosystem = "Go"
-            app-id = "github.com/gin-gonic/gin"
-            """, folder: folder))
+        let daemon = started(try DaemonProcess(apps: Self.advisoryApp(
+            "gin", version: "1.5.0", ecosystem: "Go", source: server.url("/all.zip"), extra: "app-id = \"github.com/gin-gonic/gin\""
+        ), folder: folder))
         defer { _ = daemon.stop() }
         #expect(try ssvcctl(daemon, ["check", "gin"]).status == 11)
         try server.set(["body": "<html>maintenance</html>"])
@@ -247,8 +243,7 @@ struct AdvisoryTests {
     @Test("a change is said once: a Watch advisory event, a hook with SSVC_ADVISORIES, the journal line; an ignore entry that lapsed is named")
     func reportedOnce() throws {
         let folder = try TemporaryFolder()
-        let records = folder.url.appendingPathComponent("records")
-        try FileManager.default.createDirectory(at: records, withIntermediateDirectories: true)
+        let records = try Self.recordsFolder([], in: folder)
         let hooks = folder.url.appendingPathComponent("hooks.d").path
         try FileManager.default.createDirectory(atPath: hooks, withIntermediateDirectories: true)
         let recorded = folder.url.appendingPathComponent("recorded").path
@@ -260,16 +255,10 @@ struct AdvisoryTests {
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: hook)
         // Ignored until yesterday: the entry has lapsed, and the journal says so.
         let yesterday = ISO8601DateFormatter.string(from: Date().addingTimeInterval(-86_400), timeZone: TimeZone(identifier: "UTC")!, formatOptions: [.withFullDate])
-        let daemon = started(try DaemonProcess(daemon: "hooks-dir = \"hooks.d\"", apps: """
-            [[app]]
-            name = "http"
-            version = "0.1.19"
-            version-scheme = "semver"
-            advisories = "osv"
-            advisories-url = "file://\(records.path)"
-            advisories-ecosystem = "crates.io"
-            ignore-advisories = [{ id = "CVE-2020-25574", until = \(yesterday) }]
-            """, folder: folder))
+        let daemon = started(try DaemonProcess(daemon: "hooks-dir = \"hooks.d\"", apps: Self.advisoryApp(
+            "http", version: "0.1.19", ecosystem: "crates.io", source: "file://\(records.path)",
+            extra: "ignore-advisories = [{ id = \"CVE-2020-25574\", until = \(yesterday) }]"
+        ), folder: folder))
         defer { _ = daemon.stop() }
         #expect(daemon.wait { (try? daemon.statusByApp()["http"]?["advisoryState"] as? String) == "clear" }, "\(daemon.log)")
         let events = folder.url.appendingPathComponent("events").path
@@ -297,17 +286,10 @@ struct AdvisoryTests {
         let folder = try TemporaryFolder()
         let zip = try Self.export(["GO-2020-0001"], in: folder)
         try keys.signFile(zip)
-        let daemon = started(try DaemonProcess(apps: """
-            [[app]]
-            name = "gin"
-            version = "1.5.0"
-            version-scheme = "semver"
-            advisories = "osv"
-            advisories-url = "file://\(zip)"
-            advisories-ecosystem = "Go"
-            app-id = "github.com/gin-gonic/gin"
-            public-keys = ["\(keys.publicKey)"]
-            """, folder: folder))
+        let daemon = started(try DaemonProcess(apps: Self.advisoryApp(
+            "gin", version: "1.5.0", ecosystem: "Go", source: "file://\(zip)",
+            extra: "app-id = \"github.com/gin-gonic/gin\"\npublic-keys = [\"\(keys.publicKey)\"]"
+        ), folder: folder))
         defer { _ = daemon.stop() }
         let good = try ssvcctl(daemon, ["check", "gin"])
         #expect(good.status == 11, "\(good.standardOutput)\n\(daemon.log)")
@@ -333,15 +315,7 @@ struct AdvisoryTests {
         #expect(mkfifo(fifo, 0o600) == 0)
         let single = try folder.file("one.json", try Self.record("GO-2020-0001"))
         let apps = [("fifo", fifo), ("zero", "/dev/zero"), ("single", single)].map { name, path in
-            """
-            [[app]]
-            name = "\(name)"
-            version = "1.5.0"
-            version-scheme = "semver"
-            advisories = "osv"
-            advisories-url = "file://\(path)"
-            advisories-ecosystem = "Go"
-            """
+            Self.advisoryApp(name, version: "1.5.0", ecosystem: "Go", source: "file://\(path)")
         }.joined(separator: "\n")
         let daemon = started(try DaemonProcess(daemon: "timeout-seconds = 1", apps: apps, folder: folder))
         defer { _ = daemon.stop() }
