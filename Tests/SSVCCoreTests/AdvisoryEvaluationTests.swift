@@ -234,7 +234,7 @@ struct AdvisoryEvaluationTests {
     @Test("ignored advisories never push a real one out of the kept findings; the rest are counted")
     func ignoredKeptApart() throws {
         var evaluator = try AdvisoryEvaluator(ecosystem: "PyPI", package: "pkg", version: "1.0")
-        evaluator.ignoring = (0..<AdvisoryEvaluator.maximumFindings).map { "IGN-\($0)" }
+        evaluator.ignoring = Set((0..<AdvisoryEvaluator.maximumFindings).map { "IGN-\($0)" })
         for index in 0..<AdvisoryEvaluator.maximumFindings { evaluator.add(try OSVFixture.synthetic(id: "IGN-\(index)", versions: #"["1.0"]"#)) }
         evaluator.add(try OSVFixture.synthetic(id: "REAL-1", versions: #"["1.0"]"#))
         let settings = AdvisorySettings(ecosystem: "PyPI", package: "pkg", ignores: evaluator.ignoring.map { AdvisoryIgnore(id: $0) })

@@ -13,7 +13,7 @@ public struct AdvisoryEvaluator: Sendable {
     public private(set) var omittedFindings = 0
     /// Ids an ignore entry names (lapsed or not): what they match is kept
     /// apart, so that ignored advisories never push a real one out.
-    public var ignoring: [String] = []
+    public var ignoring: Set<String> = []
     public private(set) var ignoredFindings: [AdvisoryFinding] = []
     /// Records read, whether or not they concern the package.
     public private(set) var recordsRead = 0
@@ -45,7 +45,7 @@ public struct AdvisoryEvaluator: Sendable {
         guard let finding = evaluate(record) else { return }
         // An export may hold a record twice (an alias's file): one finding per id.
         guard seen.insert(finding.id).inserted else { return }
-        if ignoring.contains(where: finding.isNamed) {
+        if finding.isNamed(anyOf: ignoring) {
             if ignoredFindings.count < Self.maximumFindings { ignoredFindings.append(finding) }
             return
         }

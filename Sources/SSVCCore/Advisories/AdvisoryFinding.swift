@@ -36,4 +36,10 @@ public struct AdvisoryFinding: Sendable, Equatable, Codable {
     public func isNamed(_ name: String) -> Bool {
         id == name || aliases.contains(name) || upstream.contains(name)
     }
+
+    /// Whether any of `names` is this advisory's id, alias or upstream id
+    /// (an ignore list of thousands costs a lookup per name here, not a scan).
+    public func isNamed(anyOf names: Set<String>) -> Bool {
+        names.contains(id) || aliases.contains(where: names.contains) || upstream.contains(where: names.contains)
+    }
 }

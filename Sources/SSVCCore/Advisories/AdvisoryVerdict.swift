@@ -34,10 +34,10 @@ public struct AdvisoryVerdict: Sendable, Equatable {
     ///   - scheme: the app's scheme, used when the ecosystem's order cannot
     ///     read the latest version.
     public init(data: AdvisoryData?, settings: AdvisorySettings, latest: String?, hasServer: Bool, scheme: VersionScheme, now: Date) {
-        let inForce = settings.ignores.filter { $0.applies(at: now) }
+        let inForce = Set(settings.ignores.filter { $0.applies(at: now) }.map(\.id))
         let findings = data?.findings ?? []
-        advisories = findings.filter { finding in !inForce.contains { finding.isNamed($0.id) } }
-        ignored = findings.filter { finding in inForce.contains { finding.isNamed($0.id) } }.map(\.id)
+        advisories = findings.filter { !$0.isNamed(anyOf: inForce) }
+        ignored = findings.filter { $0.isNamed(anyOf: inForce) }.map(\.id)
         omitted = data?.omitted ?? 0
         let maxAge = TimeInterval(settings.maxAgeDays) * 86_400
         if let checked = data?.checked, now.timeIntervalSince(checked) <= maxAge {

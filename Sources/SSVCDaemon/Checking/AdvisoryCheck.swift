@@ -34,7 +34,7 @@ struct AdvisoryCheck: Sendable {
         } catch {
             return previous.failed("advisories: running version \(error)", at: now)
         }
-        evaluator.ignoring = settings.ignores.map(\.id)
+        evaluator.ignoring = Set(settings.ignores.map(\.id))
         // Validators only for the data of this version: another one reads the source in full.
         let sameVersion = previous.version == version && previous.checked != nil
         do {
