@@ -49,13 +49,15 @@ struct PeerCredentialsTests {
         // own Python, which any user may run.
         let peerProcess = try ChildProcess([
             "setpriv", "--reuid=65534", "--regid=65534", "--groups=27,100", "/usr/bin/python3", "-c",
-            "import socket, sys, time; s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); time.sleep(70)", path,
+            "import socket, sys, time; s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); time.sleep(200)", path,
         ])
         defer { kill(peerProcess.pid, SIGKILL); peerProcess.wait() }
         let giveUp = Task {
             // Generous: under ThreadSanitizer, with every suite running at
-            // once, the accept came after 15 s once.
-            try await Task.sleep(for: .seconds(60))
+            // once, the accept came after 15 s once; and with two cores'
+            // worth of cooperative threads held by tests that wait on
+            // daemons, the accept loop once did not run for over a minute.
+            try await Task.sleep(for: .seconds(180))
             try? await server.channel.close()
         }
         defer { giveUp.cancel() }
