@@ -36,39 +36,42 @@ struct PeerCredentialsTests {
     }
 
     @Test("a real connection carries the peer's uid, pid and supplementary groups from SO_PEERGROUPS")
-    func realConnection() async throws {
+    func realConnection() throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("ssvc-peer-\(getpid())").path
-        let server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .bind(unixDomainSocketPath: path, cleanupExistingSocketFile: true) { child in
-                child.eventLoop.makeCompletedFuture { try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: child) }
+        // Futures waited on by this thread, not async code: with every suite
+        // running at once, tests that wait on daemons can hold all of Swift's
+        // cooperative threads for minutes, and an accept loop there starved.
+        let loop = MultiThreadedEventLoopGroup.singleton.next()
+        let accepted = loop.makePromise(of: PeerCredentials?.self)
+        // Children run on `loop` too: the first answer wins, on one thread.
+        let answered = NIOLoopBoundBox.makeBoxSendingValue(false, as: Bool.self, eventLoop: loop)
+        let answer = { @Sendable (credentials: PeerCredentials?) in
+            guard !answered.value else { return }
+            answered.value = true
+            accepted.succeed(credentials)
+        }
+        let server = try ServerBootstrap(group: loop)
+            .childChannelInitializer { child in
+                PeerCredentials.future(of: child).whenSuccess(answer)
+                return child.eventLoop.makeSucceededVoidFuture()
             }
-        defer { unlink(path) }
+            .bind(unixDomainSocketPath: path, cleanupExistingSocketFile: true).wait()
+        defer {
+            try? server.close().wait()
+            unlink(path)
+        }
         chmod(path, 0o777)
         // A peer in groups 27 and 100 under another uid: none of them ours,
         // so that reading nothing cannot pass for reading them. Debian's
         // own Python, which any user may run.
         let peerProcess = try ChildProcess([
             "setpriv", "--reuid=65534", "--regid=65534", "--groups=27,100", "/usr/bin/python3", "-c",
-            "import socket, sys, time; s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); time.sleep(200)", path,
+            "import socket, sys, time; s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); time.sleep(70)", path,
         ])
         defer { kill(peerProcess.pid, SIGKILL); peerProcess.wait() }
-        let giveUp = Task {
-            // Generous: under ThreadSanitizer, with every suite running at
-            // once, the accept came after 15 s once; and with two cores'
-            // worth of cooperative threads held by tests that wait on
-            // daemons, the accept loop once did not run for over a minute.
-            try await Task.sleep(for: .seconds(180))
-            try? await server.channel.close()
-        }
+        let giveUp = loop.scheduleTask(in: .seconds(60)) { answer(nil) }
         defer { giveUp.cancel() }
-        var seen: PeerCredentials?
-        try await server.executeThenClose { connections in
-            for try await connection in connections {
-                seen = await PeerCredentials.of(connection.channel)
-                try await connection.executeThenClose { _, _ in }
-                break
-            }
-        }
+        let seen = try accepted.futureResult.wait()
         let peer = try #require(seen, "no connection, or no credentials read; the peer \(peerProcess.isRunning ? "still runs" : "ended: \(peerProcess.wait())")")
         #expect(peer.uid == 65534 && peer.gid == 65534 && peer.pid == peerProcess.pid)
         #expect(peer.groups.sorted() == [27, 100])

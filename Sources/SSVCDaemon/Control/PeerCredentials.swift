@@ -43,22 +43,31 @@ public struct PeerCredentials: Sendable, Equatable {
     }
 
     static func of(_ channel: any Channel) async -> PeerCredentials? {
-        guard let provider = channel as? any SocketOptionProvider else { return nil }
-        let credentials: UCred? = try? await provider.unsafeGetSocketOption(
+        try? await future(of: channel).get()
+    }
+
+    /// The same as a future on the channel's event loop: a caller that
+    /// blocks (a test) needs no thread of Swift's cooperative pool for it.
+    static func future(of channel: any Channel) -> EventLoopFuture<PeerCredentials?> {
+        guard let provider = channel as? any SocketOptionProvider else { return channel.eventLoop.makeSucceededFuture(nil) }
+        let credentials: EventLoopFuture<UCred> = provider.unsafeGetSocketOption(
             level: NIOBSDSocket.OptionLevel(rawValue: SOL_SOCKET), name: NIOBSDSocket.Option(rawValue: SO_PEERCRED)
-        ).get()
-        guard let credentials else { return nil }
-        // NIO fills the room with zeros before the call and does not say how
-        // much the kernel wrote: zeros past the list are not groups (gid 0
-        // may not be a control group, see ConfigurationLoader).
-        let list: InlineArray<1024, UInt32>? = try? await provider.unsafeGetSocketOption(
-            level: NIOBSDSocket.OptionLevel(rawValue: SOL_SOCKET), name: NIOBSDSocket.Option(rawValue: peerGroupsOption)
-        ).get()
-        var groups: [UInt32] = []
-        if let list {
-            for index in list.indices where list[index] != 0 { groups.append(list[index]) }
-        }
-        return PeerCredentials(pid: credentials.pid, uid: credentials.uid, gid: credentials.gid, groups: groups)
+        )
+        return credentials.flatMap { credentials in
+            // NIO fills the room with zeros before the call and does not say how
+            // much the kernel wrote: zeros past the list are not groups (gid 0
+            // may not be a control group, see ConfigurationLoader).
+            let list: EventLoopFuture<InlineArray<1024, UInt32>> = provider.unsafeGetSocketOption(
+                level: NIOBSDSocket.OptionLevel(rawValue: SOL_SOCKET), name: NIOBSDSocket.Option(rawValue: peerGroupsOption)
+            )
+            return list.map { Optional($0) }.recover { _ in nil }.map { list in
+                var groups: [UInt32] = []
+                if let list {
+                    for index in list.indices where list[index] != 0 { groups.append(list[index]) }
+                }
+                return Optional(PeerCredentials(pid: credentials.pid, uid: credentials.uid, gid: credentials.gid, groups: groups))
+            }
+        }.recover { _ in nil }
     }
 
     /// Root, the daemon's own user, or a member of `group` (primary or
