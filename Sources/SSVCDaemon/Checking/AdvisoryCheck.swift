@@ -15,9 +15,6 @@ struct AdvisoryCheck: Sendable {
     let daemon: DaemonSettings
     let stored: AdvisoryData?
 
-    /// The most records read from one source (an export of one ecosystem has a few hundred thousand).
-    static let maximumRecords = 2_000_000
-
     /// `running`: the app's running version as its scheme reads it.
     func run(running: String, fetcher: Fetcher, options: FetchOptions, now: Date) async -> AdvisoryData {
         let previous = stored ?? AdvisoryData()
