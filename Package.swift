@@ -137,10 +137,14 @@ let package = Package(
             name: "ssvc-fuzz", dependencies: ["SSVCArchive", "SSVCControl", "SSVCCore", "SSVCDaemon", "SSVCPosix", "SSVCSigning"]
         ),
 
-        .testTarget(name: "SSVCCoreTests", dependencies: ["SSVCCore"]),
-        .testTarget(name: "SSVCPosixTests", dependencies: ["SSVCPosix", "SSVCCore"]),
+        // What every test waits with: processes, sleeps and polls awaited,
+        // never a thread of Swift's cooperative pool held (docs/testing.md).
+        .target(name: "SSVCTestSupport", dependencies: ["SSVCPosix"], path: "Tests/Support"),
+
+        .testTarget(name: "SSVCCoreTests", dependencies: ["SSVCCore", "SSVCTestSupport"]),
+        .testTarget(name: "SSVCPosixTests", dependencies: ["SSVCPosix", "SSVCCore", "SSVCTestSupport"]),
         .testTarget(name: "SSVCSigningTests", dependencies: ["SSVCSigning", "SSVCCore"]),
-        .testTarget(name: "SSVCArchiveTests", dependencies: ["SSVCArchive", "SSVCCore"]),
+        .testTarget(name: "SSVCArchiveTests", dependencies: ["SSVCArchive", "SSVCCore", "SSVCTestSupport"]),
         .testTarget(name: "SSVCControlTests", dependencies: ["SSVCControl", "SSVCCore"]),
         .testTarget(
             name: "SSVCSystemdTests",
@@ -149,7 +153,7 @@ let package = Package(
         .testTarget(
             name: "SSVCDaemonTests",
             dependencies: [
-                "SSVCDaemon", "SSVCControl", "SSVCCore", "SSVCPosix",
+                "SSVCDaemon", "SSVCControl", "SSVCCore", "SSVCPosix", "SSVCTestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
@@ -159,6 +163,6 @@ let package = Package(
             ]
         ),
         .testTarget(name: "BenchTests", dependencies: ["ssvc-bench", "SSVCArchive", "SSVCCore"]),
-        .testTarget(name: "IntegrationTests", dependencies: ["SSVCCore", "SSVCPosix"]),
+        .testTarget(name: "IntegrationTests", dependencies: ["SSVCCore", "SSVCPosix", "SSVCTestSupport"]),
     ]
 )

@@ -1,12 +1,13 @@
 import Foundation
+import SSVCTestSupport
 import Testing
 
 /// ssvcctl's bash completion, driven as bash drives it: the generated
 /// script sourced, `_ssvcctl` called with COMP_WORDS set.
-@Suite("shell completion")
+@Suite("shell completion", .processSlot)
 struct CompletionTests {
     /// COMPREPLY for each line, sorted and joined by spaces.
-    func complete(_ lines: [String], socket: String) throws -> [String] {
+    func complete(_ lines: [String], socket: String) async throws -> [String] {
         let ssvcctl = try Executable.path("ssvcctl")
         let folder = URL(fileURLWithPath: ssvcctl).deletingLastPathComponent().path
         let script = """
@@ -24,15 +25,15 @@ struct CompletionTests {
             }
             \(lines.map { "complete_line '\($0.replacingOccurrences(of: "SOCKET", with: socket))'" }.joined(separator: "\n"))
             """
-        let result = try Executable.shell(script)
+        let result = try await Executable.shell(script)
         #expect(result.status == 0, "\(result.standardError)")
         return result.standardOutput.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init)
     }
 
     @Test("bash completes subcommands, options, and app names asked from the daemon; no app names when it is down")
-    func bash() throws {
-        let daemon = try controlDaemon()
-        let replies = try complete([
+    func bash() async throws {
+        let daemon = try await controlDaemon()
+        let replies = try await complete([
             "ssvcctl st", "ssvcctl ch", "ssvcctl status --", "ssvcctl status --socket SOCKET ", "ssvcctl check --socket SOCKET a",
             "ssvcctl watch --socket SOCKET b",
         ], socket: daemon.socketPath)
@@ -44,15 +45,15 @@ struct CompletionTests {
         #expect(replies[3] == "alpha beta")
         #expect(replies[4] == "alpha")
         #expect(replies[5] == "beta")
-        #expect(daemon.stop() == 0)
-        let down = try complete(["ssvcctl status --socket SOCKET "], socket: daemon.socketPath)
+        #expect(await daemon.stop() == 0)
+        let down = try await complete(["ssvcctl status --socket SOCKET "], socket: daemon.socketPath)
         #expect(down == [""], "nothing when the daemon is down: \(down)")
     }
 
     @Test("zsh and fish scripts are generated for the package")
-    func otherShells() throws {
+    func otherShells() async throws {
         for shell in ["zsh", "fish"] {
-            let script = try Executable.run("ssvcctl", ["--generate-completion-script", shell])
+            let script = try await Executable.run("ssvcctl", ["--generate-completion-script", shell])
             #expect(script.status == 0 && script.standardOutput.contains("ssvcctl"), "\(shell): \(script.standardError)")
         }
     }

@@ -1,7 +1,8 @@
 import Foundation
+import SSVCTestSupport
 import Testing
 
-@Suite("ssvcd: start, signals, reload, notify")
+@Suite("ssvcd: start, signals, reload, notify", .processSlot)
 struct DaemonLifecycleTests {
     @Test("a bad configuration stops ssvcd at start: exit 78 and one line naming file, key and problem", arguments: [
         ("[[app]]\nname = \"a\"\nversion = \"1\"\n", ": app.url: missing"),
@@ -9,23 +10,23 @@ struct DaemonLifecycleTests {
         ("[[app]]\nname = \"a\"\nurl = \"https://x/\"\nversion = \"1\"\nversion-file = \"/v\"\n", ": app.version: set only one of"),
         ("[daemon\n", ":1:8: expected ']' to close the header, found a newline"),
     ])
-    func badConfiguration(text: String, problem: String) throws {
-        try checkBadConfiguration(text: text, problem: problem)
+    func badConfiguration(text: String, problem: String) async throws {
+        try await checkBadConfiguration(text: text, problem: problem)
     }
 
     @Test("of several bad extra properties, the same one is named in every process, whatever its hash seed (found by attacking the loader)")
-    func sameBadPropertyEveryTime() throws {
+    func sameBadPropertyEveryTime() async throws {
         let text = "[[app]]\nname = \"a\"\nurl = \"https://x/\"\nversion = \"1\"\n[app.properties]\nzz = \"\"\naa = \"\"\nmm = \"\"\n"
         for _ in 0..<10 {
-            try checkBadConfiguration(text: text, problem: ": app.properties.aa: extra properties must be named x-…")
+            try await checkBadConfiguration(text: text, problem: ": app.properties.aa: extra properties must be named x-…")
         }
     }
 
-    func checkBadConfiguration(text: String, problem: String) throws {
+    func checkBadConfiguration(text: String, problem: String) async throws {
         let folder = try TemporaryFolder()
         let path = try folder.file("ssvcd.toml", text)
         for target in ["stderr", "journal"] {
-            let result = try Executable.run("ssvcd", ["--config", path, "--log-target", target])
+            let result = try await Executable.run("ssvcd", ["--config", path, "--log-target", target])
             #expect(result.status == 78)
             let lines = result.standardError.split(separator: "\n")
             #expect(lines.count == 1, "\(result.standardError)")
@@ -34,7 +35,7 @@ struct DaemonLifecycleTests {
     }
 
     @Test("under systemd, whose journal is standard error, a start error is one journal entry and no stderr line", JournalTrait())
-    func startErrorOnceUnderSystemd() throws {
+    func startErrorOnceUnderSystemd() async throws {
         let folder = try TemporaryFolder()
         let path = try folder.file("ssvcd.toml", "[daemon]\nbogus = 1\n")
         let errors = folder.url.appendingPathComponent("stderr").path
@@ -43,18 +44,18 @@ struct DaemonLifecycleTests {
             exec 2>'\(errors)'
             JOURNAL_STREAM=$(stat -c %d:%i '\(errors)') '\(ssvcd)' --config '\(path)' --log-target journal
             """
-        let result = try Executable.shell(script)
+        let result = try await Executable.shell(script)
         #expect(result.status == 78)
         #expect(try String(contentsOfFile: errors, encoding: .utf8) == "")
         // Started by hand (no JOURNAL_STREAM), the same error is echoed once.
-        let byHand = try Executable.run("ssvcd", ["--config", path, "--log-target", "journal"])
+        let byHand = try await Executable.run("ssvcd", ["--config", path, "--log-target", "journal"])
         #expect(byHand.status == 78)
         #expect(byHand.standardError.split(separator: "\n").count == 1, "\(byHand.standardError)")
     }
 
     @Test("a second ssvcd on the same state folder exits 1 naming the first's pid; the first keeps its results")
-    func oneDaemonPerStateFolder() throws {
-        let first = try controlDaemon()
+    func oneDaemonPerStateFolder() async throws {
+        let first = try await controlDaemon()
         let before = try String(contentsOfFile: first.stateDirectory + "/state.json", encoding: .utf8)
         let other = try TemporaryFolder()
         try FileManager.default.createDirectory(atPath: other.url.path + "/apps.d", withIntermediateDirectories: true)
@@ -70,77 +71,77 @@ struct DaemonLifecycleTests {
             version = "9.0"
             """)
         // Under timeout: without the lock the second would run on (124).
-        let second = try Executable.shell("exec timeout 10 '\(try Executable.path("ssvcd"))' --config '\(config)' --log-target stderr")
+        let second = try await Executable.shell("exec timeout 10 '\(try Executable.path("ssvcd"))' --config '\(config)' --log-target stderr")
         #expect(second.status == 1, "\(second.standardError)")
         #expect(second.standardError.contains("another ssvcd (pid \(first.process.pid)) is running on the state folder \(first.stateDirectory)"), "\(second.standardError)")
         #expect(try String(contentsOfFile: first.stateDirectory + "/state.json", encoding: .utf8) == before, "the second wrote nothing")
         #expect(!FileManager.default.fileExists(atPath: other.url.path + "/second.sock"))
-        try expectHealthy(first)
-        #expect(first.stop() == 0)
+        try await expectHealthy(first)
+        #expect(await first.stop() == 0)
         // The lock goes with the process: the folder is free again.
         let third = try DaemonProcess(daemon: "", apps: appTable("alpha", url: "file://" + first.folder.url.path + "/r.json"), folder: first.folder)
-        #expect(third.wait { FileManager.default.fileExists(atPath: third.socketPath) }, "\(third.log)")
-        #expect(try Executable.run("ssvcctl", ["--socket", third.socketPath, "status", "alpha"]).status == 10, "1.0 against the document's 1.1")
-        #expect(third.stop() == 0)
+        #expect(await third.wait { FileManager.default.fileExists(atPath: third.socketPath) }, "\(third.log)")
+        #expect(try await Executable.run("ssvcctl", ["--socket", third.socketPath, "status", "alpha"]).status == 10, "1.0 against the document's 1.1")
+        #expect(await third.stop() == 0)
     }
 
     @Test("one event-loop thread, whatever the number of cores")
-    func oneEventLoopThread() throws {
-        let daemon = try controlDaemon()
+    func oneEventLoopThread() async throws {
+        let daemon = try await controlDaemon()
         let tasks = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(daemon.process.pid)/task")
         let names = tasks.compactMap { try? String(contentsOfFile: "/proc/\(daemon.process.pid)/task/\($0)/comm", encoding: .utf8) }
         #expect(names.filter { $0.hasPrefix("NIO-") }.count == 1, "threads: \(names)")
-        #expect(daemon.stop() == 0)
+        await #expect(daemon.stop() == 0)
     }
 
     @Test("sd_notify: READY=1 with STATUS, WATCHDOG=1 pings, STOPPING=1 on SIGTERM")
-    func notify() throws {
+    func notify() async throws {
         let folder = try TemporaryFolder()
         let listener = try NotifyListener(folder: folder)
         let daemon = try DaemonProcess(
             apps: appTable("n", url: "file://" + (try folder.file("r.json", goodBody))),
             environment: ["NOTIFY_SOCKET": listener.path, "WATCHDOG_USEC": "400000"], folder: folder
         )
-        let started = listener.receive(for: 10) { $0.filter { $0.contains("WATCHDOG=1") }.count >= 2 }
+        let started = await listener.receive(for: 10) { $0.filter { $0.contains("WATCHDOG=1") }.count >= 2 }
         let ready = try #require(started.first { $0.contains("READY=1") }, "\(started)")
         #expect(ready.contains("STATUS=1 apps"))
         #expect(started.contains { $0.hasPrefix("STATUS=1 apps: 1 update-available") }, "\(started)")
         #expect(started.filter { $0 == "WATCHDOG=1" }.count >= 2)
         kill(daemon.process.pid, SIGTERM)
-        let stopping = listener.receive(for: 10) { $0.contains("STOPPING=1") }
+        let stopping = await listener.receive(for: 10) { $0.contains("STOPPING=1") }
         #expect(stopping.contains("STOPPING=1"))
-        #expect(daemon.stop() == 0)
+        #expect(await daemon.stop() == 0)
     }
 
     @Test("no watchdog pings when WATCHDOG_PID names another process")
-    func watchdogForAnother() throws {
+    func watchdogForAnother() async throws {
         let folder = try TemporaryFolder()
         let listener = try NotifyListener(folder: folder)
         let daemon = try DaemonProcess(
             apps: "", environment: ["NOTIFY_SOCKET": listener.path, "WATCHDOG_USEC": "200000", "WATCHDOG_PID": "1"], folder: folder
         )
-        let messages = listener.receive(for: 1.5) { _ in false }
+        let messages = await listener.receive(for: 1.5) { _ in false }
         #expect(messages.contains { $0.contains("READY=1") })
         #expect(!messages.contains("WATCHDOG=1"))
-        #expect(daemon.stop() == 0)
+        #expect(await daemon.stop() == 0)
     }
 
     @Test("SIGHUP reloads: a good app file adds an app; a bad one keeps the running configuration")
-    func reload() throws {
+    func reload() async throws {
         let folder = try TemporaryFolder()
         let document = "file://" + (try folder.file("r.json", goodBody))
         try FileManager.default.createDirectory(at: folder.url.appendingPathComponent("apps.d"), withIntermediateDirectories: true)
         let daemon = try DaemonProcess(apps: appTable("first", url: document), folder: folder)
-        #expect(daemon.wait { daemon.app("first")?["lastSuccess"] != nil })
+        await #expect(daemon.wait { daemon.app("first")?["lastSuccess"] != nil })
 
         _ = try folder.file("apps.d/second.toml", "url = \"\(document)\"\nversion = \"1.1\"\n")
         kill(daemon.process.pid, SIGHUP)
-        #expect(daemon.wait { daemon.app("second")?["lastSuccess"] != nil }, "\(daemon.log)")
+        await #expect(daemon.wait { daemon.app("second")?["lastSuccess"] != nil }, "\(daemon.log)")
         #expect(daemon.log.contains("configuration reloaded: 2 apps"))
 
         let broken = try folder.file("apps.d/third.toml", "url = \"\(document)\"\n")
         kill(daemon.process.pid, SIGHUP)
-        #expect(daemon.wait { daemon.log.contains("keeping the running configuration") })
+        await #expect(daemon.wait { daemon.log.contains("keeping the running configuration") })
         let line = try #require(daemon.log.split(separator: "\n").first { $0.contains("keeping the running configuration") })
         #expect(line.contains("\(broken): version: missing"))
         #expect(line.contains("MESSAGE_ID=913ae7582dd54f7fa83a5a53dc110921"))
@@ -149,43 +150,43 @@ struct DaemonLifecycleTests {
         try FileManager.default.removeItem(atPath: broken)
         try FileManager.default.removeItem(at: folder.url.appendingPathComponent("apps.d/second.toml"))
         kill(daemon.process.pid, SIGHUP)
-        #expect(daemon.wait { daemon.log.contains("configuration reloaded: 1 apps") })
-        #expect(daemon.stop() == 0)
+        await #expect(daemon.wait { daemon.log.contains("configuration reloaded: 1 apps") })
+        await #expect(daemon.stop() == 0)
         #expect(daemon.app("second") == nil)
         #expect(daemon.app("first") != nil)
     }
 
     @Test("the running version is read before each check: an upgraded product is seen")
-    func upgrade() throws {
+    func upgrade() async throws {
         let folder = try TemporaryFolder()
         let document = "file://" + (try folder.file("r.json", goodBody))
         let versionFile = try folder.file("installed", "1.0\n")
         let apps = appTable("product", url: document).replacingOccurrences(of: "version = \"1.0\"", with: "version-file = \"\(versionFile)\"")
         let first = try DaemonProcess(apps: apps, folder: folder)
-        #expect(first.wait { first.app("product")?["lastSuccess"] != nil })
+        await #expect(first.wait { first.app("product")?["lastSuccess"] != nil })
         #expect((first.app("product")?["decision"] as? [String: Any])?["updateAvailable"] as? Bool == true)
-        #expect(first.stop() == 0)
+        await #expect(first.stop() == 0)
 
         try "1.1\n".write(toFile: versionFile, atomically: true, encoding: .utf8)
         try ageState(in: first.stateDirectory, by: 3 * 86_400)
         let second = try DaemonProcess(apps: apps, folder: folder)
-        #expect(second.wait { second.app("product")?["currentVersion"] as? String == "1.1" })
-        #expect(second.wait { second.lines(for: "product").first?.contains("up to date (1.1)") == true }, "\(second.log)")
-        #expect(second.stop() == 0)
+        await #expect(second.wait { second.app("product")?["currentVersion"] as? String == "1.1" })
+        await #expect(second.wait { second.lines(for: "product").first?.contains("up to date (1.1)") == true }, "\(second.log)")
+        await #expect(second.stop() == 0)
     }
 }
 
-@Suite("ssvcd: the journal", .serialized, JournalTrait())
+@Suite("ssvcd: the journal", .processSlot, .serialized, JournalTrait())
 struct DaemonJournalTests {
     @Test("each check is one journal entry with SSVC_APP, SSVC_STATUS and MESSAGE_ID")
-    func entry() throws {
+    func entry() async throws {
         let folder = try TemporaryFolder()
         let name = "journal-\(UUID().uuidString.prefix(8).lowercased())"
         let document = "file://" + (try folder.file("r.json", goodBody))
         let daemon = try DaemonProcess(apps: appTable(name, url: document), arguments: ["--log-target", "journal"], folder: folder)
-        #expect(daemon.wait { daemon.app(name)?["lastSuccess"] != nil })
-        #expect(daemon.stop() == 0)
-        let entries = journalEntries(app: name, atLeast: 1)
+        #expect(await daemon.wait { daemon.app(name)?["lastSuccess"] != nil })
+        #expect(await daemon.stop() == 0)
+        let entries = await journalEntries(app: name, atLeast: 1)
         #expect(entries.count == 1)
         let entry = try #require(entries.first)
         #expect(entry["MESSAGE_ID"] as? String == "cdf3676b0e8e47a5b0d5dad2d7489f07")
@@ -201,7 +202,7 @@ struct DaemonJournalTests {
     }
 
     @Test("journalctl -x explains an entry the daemon wrote, from systemd/ssvcd.catalog")
-    func catalogText() throws {
+    func catalogText() async throws {
         try #require(getuid() == 0, "installing a catalog needs root")
         // As a package install does: the catalog in the machine's catalog
         // folder and database. Removed again, and the database rebuilt, after.
@@ -210,25 +211,26 @@ struct DaemonJournalTests {
         try FileManager.default.copyItem(
             atPath: SystemdUnitTests.repository.appendingPathComponent("systemd/ssvcd.catalog").path, toPath: installed
         )
-        defer {
-            try? FileManager.default.removeItem(atPath: installed)
-            _ = try? Executable.run("/usr/bin/journalctl", ["--update-catalog"])
-        }
-        #expect(try Executable.run("/usr/bin/journalctl", ["--update-catalog"]).status == 0)
+        try await withCleanup {
+            #expect(try await Executable.run("/usr/bin/journalctl", ["--update-catalog"]).status == 0)
 
-        let folder = try TemporaryFolder()
-        let name = "catalog-\(UUID().uuidString.prefix(8).lowercased())"
-        let document = "file://" + (try folder.file("r.json", goodBody))
-        let daemon = try DaemonProcess(apps: appTable(name, url: document), arguments: ["--log-target", "journal"], folder: folder)
-        #expect(daemon.wait { daemon.app(name)?["lastSuccess"] != nil })
-        #expect(daemon.stop() == 0)
-        var text = ""
-        _ = try eventually(within: 20) {
-            text = try Executable.run("/usr/bin/journalctl", ["-x", "--no-pager", "SYSLOG_IDENTIFIER=ssvcd", "SSVC_APP=\(name)"]).standardOutput
-            return text.contains("Subject:")
+            let folder = try TemporaryFolder()
+            let name = "catalog-\(UUID().uuidString.prefix(8).lowercased())"
+            let document = "file://" + (try folder.file("r.json", goodBody))
+            let daemon = try DaemonProcess(apps: appTable(name, url: document), arguments: ["--log-target", "journal"], folder: folder)
+            #expect(await daemon.wait { daemon.app(name)?["lastSuccess"] != nil })
+            #expect(await daemon.stop() == 0)
+            var text = ""
+            _ = try await eventually(within: 20) {
+                text = try await Executable.run("/usr/bin/journalctl", ["-x", "--no-pager", "SYSLOG_IDENTIFIER=ssvcd", "SSVC_APP=\(name)"]).standardOutput
+                return text.contains("Subject:")
+            }
+            #expect(text.contains("Subject: An update is available for \(name)"), "\(text)")
+            #expect(text.contains("offers 1.1 of"), "\(text)")
+            #expect(text.contains("this machine runs 1.0."), "\(text)")
+        } cleanup: {
+            try? FileManager.default.removeItem(atPath: installed)
+            _ = try? await Executable.run("/usr/bin/journalctl", ["--update-catalog"])
         }
-        #expect(text.contains("Subject: An update is available for \(name)"), "\(text)")
-        #expect(text.contains("offers 1.1 of"), "\(text)")
-        #expect(text.contains("this machine runs 1.0."), "\(text)")
     }
 }

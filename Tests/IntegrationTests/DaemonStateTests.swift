@@ -1,7 +1,8 @@
 import Foundation
+import SSVCTestSupport
 import Testing
 
-@Suite("ssvcd: the state file across restarts")
+@Suite("ssvcd: the state file across restarts", .processSlot)
 struct DaemonStateTests {
     /// A state file as a previous run would have left it.
     func writeState(_ folder: TemporaryFolder, app: String, lastCheck: Date) throws {
@@ -19,44 +20,44 @@ struct DaemonStateTests {
     }
 
     @Test("checked an hour ago on a daily schedule: no check at start")
-    func recent() throws {
-        let server = try VersionServer(scenario: ["body": goodBody])
+    func recent() async throws {
+        let server = try await VersionServer(scenario: ["body": goodBody])
         let folder = try TemporaryFolder()
         try writeState(folder, app: "recent", lastCheck: Date().addingTimeInterval(-3_600))
         let daemon = try DaemonProcess(apps: appTable("recent", url: server.url("/ssvc")), folder: folder)
-        #expect(daemon.wait(5) { daemon.log.contains("started with 1 apps") })
-        Thread.sleep(forTimeInterval: 2)
+        #expect(await daemon.wait(5) { daemon.log.contains("started with 1 apps") })
+        await pause(2)
         #expect(server.requests().isEmpty)
         #expect(daemon.lines(for: "recent").isEmpty)
-        #expect(daemon.stop() == 0)
+        #expect(await daemon.stop() == 0)
         #expect(daemon.app("recent")?["response"] as? String == goodBody)
     }
 
     @Test("checked three days ago on a daily schedule: a catch-up within the window")
-    func overdue() throws {
-        let server = try VersionServer(scenario: ["body": goodBody])
+    func overdue() async throws {
+        let server = try await VersionServer(scenario: ["body": goodBody])
         let folder = try TemporaryFolder()
         try writeState(folder, app: "overdue", lastCheck: Date().addingTimeInterval(-3 * 86_400))
         let daemon = try DaemonProcess(
             daemon: "first-check-window-seconds = 0\ncatch-up-window-seconds = 3", apps: appTable("overdue", url: server.url("/ssvc")), folder: folder
         )
-        #expect(daemon.wait(6) { server.requests().count == 1 })
-        #expect(daemon.stop() == 0)
+        #expect(await daemon.wait(6) { server.requests().count == 1 })
+        #expect(await daemon.stop() == 0)
     }
 
     @Test("a truncated state file is moved aside, reported, and the daemon starts fresh")
-    func truncated() throws {
-        let server = try VersionServer(scenario: ["body": goodBody])
+    func truncated() async throws {
+        let server = try await VersionServer(scenario: ["body": goodBody])
         let folder = try TemporaryFolder()
         try FileManager.default.createDirectory(at: folder.url.appendingPathComponent("state"), withIntermediateDirectories: true)
         _ = try folder.file("state/state.json", #"{"schema":1,"apps":{"a":{"lastCheck":"2026-"#)
         let daemon = try DaemonProcess(apps: appTable("fresh", url: server.url("/ssvc")), folder: folder)
-        #expect(daemon.wait { daemon.app("fresh")?["lastSuccess"] != nil })
+        #expect(await daemon.wait { daemon.app("fresh")?["lastSuccess"] != nil })
         let recovered = try #require(daemon.log.split(separator: "\n").first { $0.contains("MESSAGE_ID=9965ab0fa7964e30beac5cd87bac8145") })
         #expect(recovered.hasPrefix("<4>state file unusable"))
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: daemon.stateDirectory)
         #expect(leftovers.contains { $0.hasPrefix("state.json.corrupt-") })
-        #expect(daemon.stop() == 0)
+        #expect(await daemon.stop() == 0)
     }
 
     /// The temporaries a killed writer left in `directory`: their being
@@ -66,8 +67,8 @@ struct DaemonStateTests {
     }
 
     @Test("kill -9 inside state writes and at random points, until 200 real fetches, never leaves an unparsable state file")
-    func killNine() throws {
-        let server = try VersionServer(scenario: ["body": goodBody])
+    func killNine() async throws {
+        let server = try await VersionServer(scenario: ["body": goodBody])
         let folder = try TemporaryFolder()
         var random = SystemRandomNumberGenerator()
         var run = 0
@@ -79,15 +80,20 @@ struct DaemonStateTests {
             let apps = (0..<5).map { appTable("r\(run)-\($0)", url: server.url("/ssvc")) }.joined(separator: "\n")
             let daemon = try DaemonProcess(apps: apps, folder: folder)
             if run.isMultiple(of: 2) {
-                Thread.sleep(forTimeInterval: Double.random(in: 0.005...0.25, using: &random))
+                await pause(Double.random(in: 0.005...0.25, using: &random))
             } else {
                 // Aimed: as soon as a writer's temporary appears, while it
-                // is written and fsynced, before its rename.
-                let deadline = Date().addingTimeInterval(3)
-                while leftTemporaries(daemon.stateDirectory) == 0 && Date() < deadline {}
+                // is written and fsynced, before its rename. The watch spins
+                // on a thread of its own, never on the pool.
+                let (directory, pid) = (daemon.stateDirectory, daemon.process.pid)
+                await offPool {
+                    let deadline = Date().addingTimeInterval(3)
+                    while leftTemporaries(directory) == 0 && Date() < deadline {}
+                    kill(pid, SIGKILL)
+                }
             }
             kill(daemon.process.pid, SIGKILL)
-            daemon.process.wait()
+            _ = await daemon.process.exited()
             if leftTemporaries(daemon.stateDirectory) > 0 { killsInWrites += 1 }
             let path = daemon.stateDirectory + "/state.json"
             if let data = FileManager.default.contents(atPath: path) {

@@ -1,10 +1,11 @@
 import Foundation
+import SSVCTestSupport
 import Testing
 
 /// The documentation as one place per fact: the README for operators, at
 /// most 700 lines, and every section the units, the code and the examples
 /// point to exists where they say.
-@Suite("documentation pointers")
+@Suite("documentation pointers", .processSlot)
 struct DocumentationTests {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 

@@ -1,15 +1,16 @@
 import Foundation
+import SSVCTestSupport
 import Testing
 
 /// `ssvcctl evaluate --advisories`: OSV records judged offline, as the daemon judges them.
-@Suite("ssvcctl evaluate --advisories")
+@Suite("ssvcctl evaluate --advisories", .processSlot)
 struct EvaluateAdvisoriesTests {
     let folder: TemporaryFolder
 
     init() throws { folder = try TemporaryFolder() }
 
-    func evaluate(_ source: String, ecosystem: String, package: String, version: String, _ extra: [String] = []) throws -> CommandResult {
-        try Executable.run(
+    func evaluate(_ source: String, ecosystem: String, package: String, version: String, _ extra: [String] = []) async throws -> CommandResult {
+        try await Executable.run(
             "ssvcctl", ["evaluate", "--advisories", source, "--ecosystem", ecosystem, "--package", package, "--version", version] + extra
         )
     }
@@ -17,25 +18,25 @@ struct EvaluateAdvisoriesTests {
     var record: String { AdvisoryTests.records.appendingPathComponent("PYSEC-2023-74.json").path }
 
     @Test("affected with a fix exits 11 and says which range and event decided; the fix itself is clear")
-    func affectedAndClear() throws {
-        let affected = try evaluate(record, ecosystem: "PyPI", package: "Requests", version: "2.30.1")
+    func affectedAndClear() async throws {
+        let affected = try await evaluate(record, ecosystem: "PyPI", package: "Requests", version: "2.30.1")
         #expect(affected.status == 11, "\(affected.standardOutput)\(affected.standardError)")
         #expect(affected.standardOutput.hasPrefix("affected: 1 advisories of 1 records read affect Requests 2.30.1 in PyPI\n"), "\(affected.standardOutput)")
         #expect(affected.standardOutput.contains("  PYSEC-2023-74 (fixed in 2.31.0)"))
         #expect(affected.standardOutput.contains("    why: ECOSYSTEM range 2: introduced 2.3.0, fixed 2.31.0"), "\(affected.standardOutput)")
-        let clear = try evaluate(record, ecosystem: "PyPI", package: "requests", version: "2.31.0")
+        let clear = try await evaluate(record, ecosystem: "PyPI", package: "requests", version: "2.31.0")
         #expect(clear.status == 0)
         #expect(clear.standardOutput == "clear: no advisory of 1 records read affects requests 2.31.0 in PyPI\n")
     }
 
     @Test("--json gives the state and the advisories; affected without a fix exits 13")
-    func jsonAndNoFix() throws {
+    func jsonAndNoFix() async throws {
         let file = try folder.file("unfixed.json", """
             {"vulns": [{"id": "TEST-1", "modified": "2026-01-01T00:00:00Z", "summary": "no fix yet",
               "affected": [{"package": {"ecosystem": "npm", "name": "left-pad"},
                             "ranges": [{"type": "SEMVER", "events": [{"introduced": "1.0.0"}]}]}]}]}
             """)
-        let result = try evaluate(file, ecosystem: "npm", package: "left-pad", version: "1.3.0", ["--json"])
+        let result = try await evaluate(file, ecosystem: "npm", package: "left-pad", version: "1.3.0", ["--json"])
         #expect(result.status == 13, "\(result.standardOutput)\(result.standardError)")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
         #expect(object["advisoryState"] as? String == "affected")
@@ -45,26 +46,26 @@ struct EvaluateAdvisoriesTests {
     }
 
     @Test("an export zip and a folder read as one file does; a bad record is named and the rest count")
-    func zipAndFolder() throws {
-        let zip = try AdvisoryTests.export(["GO-2020-0001", "PYSEC-2023-74"], extra: ["broken.json": "{\"id\": "], in: folder)
-        let fromZip = try evaluate("file://" + zip, ecosystem: "Go", package: "github.com/gin-gonic/gin", version: "v1.5.0")
+    func zipAndFolder() async throws {
+        let zip = try await AdvisoryTests.export(["GO-2020-0001", "PYSEC-2023-74"], extra: ["broken.json": "{\"id\": "], in: folder)
+        let fromZip = try await evaluate("file://" + zip, ecosystem: "Go", package: "github.com/gin-gonic/gin", version: "v1.5.0")
         #expect(fromZip.status == 11, "\(fromZip.standardOutput)\(fromZip.standardError)")
         #expect(fromZip.standardOutput.contains("of 3 records read"), "\(fromZip.standardOutput)")
         #expect(fromZip.standardOutput.contains("note: 1 advisory records skipped: broken.json: "), "\(fromZip.standardOutput)")
-        let fromFolder = try evaluate(AdvisoryTests.records.path, ecosystem: "crates.io", package: "http", version: "0.1.19")
+        let fromFolder = try await evaluate(AdvisoryTests.records.path, ecosystem: "crates.io", package: "http", version: "0.1.19")
         #expect(fromFolder.status == 11)
         #expect(fromFolder.standardOutput.contains("RUSTSEC-2019-0033 (fixed in 0.1.20)"))
     }
 
     @Test("server text is escaped on the terminal; a record whose id is no id is skipped and named")
-    func escaped() throws {
+    func escaped() async throws {
         let file = try folder.file("hostile.json", #"""
             [{"id": "EVIL-1", "modified": "x", "summary": "line\nbreak \u202e reversed \u001b[2J",
               "references": [{"type": "ADVISORY", "url": "https://x.invalid/\u001b]52;c;AAAA\u0007"}],
               "affected": [{"package": {"ecosystem": "PyPI", "name": "p"}, "versions": ["1.0"]}]},
              {"id": "EVIL-\u001b[2J", "modified": "x"}]
             """#)
-        let result = try evaluate(file, ecosystem: "PyPI", package: "p", version: "1.0")
+        let result = try await evaluate(file, ecosystem: "PyPI", package: "p", version: "1.0")
         #expect(result.status == 13)
         #expect(!result.standardOutput.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x202E || $0.value == 0x07 }, "\(result.standardOutput)")
         #expect(result.standardOutput.contains(#"line\nbreak \u{202E} reversed \x1b[2J"#), "\(result.standardOutput)")
@@ -80,20 +81,20 @@ struct EvaluateAdvisoriesTests {
         (["--advisories", "/nonexistent/all.zip", "--ecosystem", "npm", "--package", "p", "--version", "1.0.0"], 1, "cannot read /nonexistent/all.zip"),
         (["--advisories", "/dev/zero", "--ecosystem", "npm", "--package", "p", "--version", "1.0.0"], 1, "--advisories /dev/zero"),
     ])
-    func badUses(arguments: [String], status: Int32, message: String) throws {
-        let result = try Executable.run("ssvcctl", ["evaluate"] + arguments)
+    func badUses(arguments: [String], status: Int32, message: String) async throws {
+        let result = try await Executable.run("ssvcctl", ["evaluate"] + arguments)
         #expect(result.status == status, "\(result.standardOutput)\(result.standardError)")
         #expect(result.standardError.contains(message), "\(result.standardError)")
     }
 
     @Test("an export is known by its content, whatever its name; one large file is read up to 16 MiB")
-    func zipByContent() throws {
-        let zip = try AdvisoryTests.export(["GO-2020-0001"], in: folder)
+    func zipByContent() async throws {
+        let zip = try await AdvisoryTests.export(["GO-2020-0001"], in: folder)
         let renamed = folder.url.appendingPathComponent("export.bin").path
         try FileManager.default.moveItem(atPath: zip, toPath: renamed)
-        let result = try evaluate(renamed, ecosystem: "Go", package: "github.com/gin-gonic/gin", version: "1.5.0")
+        let result = try await evaluate(renamed, ecosystem: "Go", package: "github.com/gin-gonic/gin", version: "1.5.0")
         #expect(result.status == 11, "\(result.standardOutput)\(result.standardError)")
-        let zero = try Executable.shell("/usr/bin/time -f '%M' \(try Executable.path("ssvcctl")) evaluate --advisories /dev/zero --ecosystem npm --package p --version 1.0.0 2>&1 | tail -1")
+        let zero = try await Executable.shell("/usr/bin/time -f '%M' \(try Executable.path("ssvcctl")) evaluate --advisories /dev/zero --ecosystem npm --package p --version 1.0.0 2>&1 | tail -1")
         let kilobytes = Int(zero.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)) ?? .max
         #expect(kilobytes < 200_000, "peak RSS \(kilobytes) KB reading /dev/zero")
     }

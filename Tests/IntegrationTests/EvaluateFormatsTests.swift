@@ -1,17 +1,18 @@
 import Foundation
+import SSVCTestSupport
 import Testing
 
 /// `ssvcctl evaluate` on Turkcell and App Store documents.
-@Suite("ssvcctl evaluate: turkcell and itunes")
+@Suite("ssvcctl evaluate: turkcell and itunes", .processSlot)
 struct EvaluateFormatsTests {
     let folder: TemporaryFolder
 
     init() throws { folder = try TemporaryFolder() }
 
-    func turkcell(_ filters: String, _ extra: [String]) throws -> CommandResult {
+    func turkcell(_ filters: String, _ extra: [String]) async throws -> CommandResult {
         let document = #"{"packageName":"com.example.app","updates":[{"filters":\#(filters),"targetPackageUrl":"https://x/pkg","descriptions":{"*":"New version"}}]}"#
         let path = try folder.file("turkcell.json", document)
-        return try Executable.run("ssvcctl", ["evaluate", "--format", "turkcell", "--response", path, "--app-id", "com.example.app"] + extra)
+        return try await Executable.run("ssvcctl", ["evaluate", "--format", "turkcell", "--response", path, "--app-id", "com.example.app"] + extra)
     }
 
     @Test("the Updater's filter cases, with --property standing in for the machine", arguments: [
@@ -25,8 +26,8 @@ struct EvaluateFormatsTests {
         (#"{"deviceLanguage":"''"}"#, ["--version", "1.0", "--language", ""], 10),
         (#"{"deviceLanguage":"!''"}"#, ["--version", "1.0", "--language", "en"], 10),
     ])
-    func filterCases(filters: String, arguments: [String], status: Int32) throws {
-        let result = try turkcell(filters, arguments)
+    func filterCases(filters: String, arguments: [String], status: Int32) async throws {
+        let result = try await turkcell(filters, arguments)
         #expect(result.status == status, "\(result.standardError)")
     }
 
@@ -35,20 +36,20 @@ struct EvaluateFormatsTests {
         (#"{"x-channel":"!''"}"#, 0),
         (#"{"x-channel":"beta"}"#, 0),
     ])
-    func emptyPropertyValue(filters: String, status: Int32) throws {
-        let result = try turkcell(filters, ["--version", "1.0", "--property", "x-channel="])
+    func emptyPropertyValue(filters: String, status: Int32) async throws {
+        let result = try await turkcell(filters, ["--version", "1.0", "--property", "x-channel="])
         #expect(result.status == status, "\(result.standardError)")
         #expect(result.standardError.isEmpty, "\(result.standardError)")
     }
 
     @Test("--property splits at the first '=': the rest, '=' included, is the value")
-    func propertyValueWithEquals() throws {
-        let result = try turkcell(#"{"x-query":"a=b"}"#, ["--version", "1.0", "--property", "x-query=a=b"])
+    func propertyValueWithEquals() async throws {
+        let result = try await turkcell(#"{"x-query":"a=b"}"#, ["--version", "1.0", "--property", "x-query=a=b"])
         #expect(result.status == 10, "\(result.standardError)")
     }
 
     @Test("--json shows the description and the messages that would be shown")
-    func jsonDescriptionAndMessages() throws {
+    func jsonDescriptionAndMessages() async throws {
         let document = #"""
             {"packageName":"com.example.app",
              "updates":[{"targetPackageUrl":"https://x/pkg","forceUpdate":"true",
@@ -58,7 +59,7 @@ struct EvaluateFormatsTests {
             """#
         let path = try folder.file("t.json", document)
         let arguments = ["evaluate", "--format", "turkcell", "--response", path, "--app-id", "com.example.app", "--version", "1.0", "--language", "en", "--json"]
-        let inside = try Executable.run("ssvcctl", arguments + ["--now", "2012-06-06T00:00:00Z"])
+        let inside = try await Executable.run("ssvcctl", arguments + ["--now", "2012-06-06T00:00:00Z"])
         #expect(inside.status == 11)
         let object = try #require(try JSONSerialization.jsonObject(with: Data(inside.standardOutput.utf8)) as? [String: Any])
         let description = try #require(object["description"] as? [String: Any])
@@ -71,15 +72,15 @@ struct EvaluateFormatsTests {
         #expect(messages.first?["title"] as? String == "Offer")
         #expect(messages.first?["targetUrl"] as? String == "https://w")
 
-        let outside = try Executable.run("ssvcctl", arguments + ["--now", "2013-06-05T00:00:00Z"])
+        let outside = try await Executable.run("ssvcctl", arguments + ["--now", "2013-06-05T00:00:00Z"])
         let later = try #require(try JSONSerialization.jsonObject(with: Data(outside.standardOutput.utf8)) as? [String: Any])
         #expect((later["messages"] as? [Any])?.isEmpty == true)
     }
 
     @Test("a packageName for another app is rejected with exit 1")
-    func wrongPackage() throws {
+    func wrongPackage() async throws {
         let path = try folder.file("t.json", #"{"packageName":"com.other"}"#)
-        let result = try Executable.run("ssvcctl", ["evaluate", "--format", "turkcell", "--response", path, "--app-id", "com.example.app", "--version", "1"])
+        let result = try await Executable.run("ssvcctl", ["evaluate", "--format", "turkcell", "--response", path, "--app-id", "com.example.app", "--version", "1"])
         #expect(result.status == 1)
         #expect(result.standardError == "ssvcctl: \(path): packageName 'com.other' does not match app-id 'com.example.app'\n")
     }
@@ -89,40 +90,40 @@ struct EvaluateFormatsTests {
         (#"{"packageName":"a","updates":[{"descriptions":{"en":5}}]}"#, "updates[0].descriptions.en: expected an object or a string, found 5"),
         (#"{"packageName":"a","messages":[{"displayAfterDate":"tomorrow"}]}"#, "messages[0].displayAfterDate: 'tomorrow' is not a date"),
     ])
-    func malformedTurkcell(document: String, problem: String) throws {
+    func malformedTurkcell(document: String, problem: String) async throws {
         let path = try folder.file("t.json", document)
-        let result = try Executable.run("ssvcctl", ["evaluate", "--format", "turkcell", "--response", path, "--app-id", "a", "--version", "1"])
+        let result = try await Executable.run("ssvcctl", ["evaluate", "--format", "turkcell", "--response", path, "--app-id", "a", "--version", "1"])
         #expect(result.status == 1)
         #expect(result.standardError.contains(problem), "\(result.standardError)")
         #expect(result.standardError.split(separator: "\n").count == 1)
     }
 
     @Test("turkcell needs --app-id")
-    func appIDRequired() throws {
-        let result = try Executable.run("ssvcctl", ["evaluate", "--format", "turkcell", "--response", "-", "--version", "1"])
+    func appIDRequired() async throws {
+        let result = try await Executable.run("ssvcctl", ["evaluate", "--format", "turkcell", "--response", "-", "--version", "1"])
         #expect(result.status == 64)
     }
 
     @Test("turkcell shows its request URL")
-    func turkcellRequest() throws {
+    func turkcellRequest() async throws {
         let path = try folder.file("t.json", #"{"packageName":"a b"}"#)
-        let result = try Executable.run("ssvcctl", ["evaluate", "--format", "turkcell", "--response", path, "--app-id", "ab", "--version", "1", "--url", "https://h/updater.json", "--json"])
+        let result = try await Executable.run("ssvcctl", ["evaluate", "--format", "turkcell", "--response", path, "--app-id", "ab", "--version", "1", "--url", "https://h/updater.json", "--json"])
         let object = try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
         #expect(object["request"] as? String == "https://h/updater.json?appPackageName=ab&deviceOsName=linux")
     }
 
     @Test("itunes: numeric comparison by default, app not found, minimum release age")
-    func itunes() throws {
+    func itunes() async throws {
         let lookup = try folder.file("l.json", #"{"resultCount":1,"results":[{"version":"2.10","currentVersionReleaseDate":"2026-11-20T10:00:00Z","releaseNotes":"Fixes","trackViewUrl":"https://apps/x"}]}"#)
         let base = ["evaluate", "--format", "itunes", "--response", lookup, "--version", "2.9", "--now", "2026-11-22T00:00:00Z"]
-        #expect(try Executable.run("ssvcctl", base).status == 10)
-        #expect(try Executable.run("ssvcctl", base + ["--version-scheme", "semver"]).status == 64)
-        let young = try Executable.run("ssvcctl", base + ["--min-release-age-days", "7", "--json"])
+        #expect(try await Executable.run("ssvcctl", base).status == 10)
+        #expect(try await Executable.run("ssvcctl", base + ["--version-scheme", "semver"]).status == 64)
+        let young = try await Executable.run("ssvcctl", base + ["--min-release-age-days", "7", "--json"])
         #expect(young.status == 0)
         #expect(young.standardOutput.contains("younger than 7 days"))
 
         let empty = try folder.file("e.json", #"{"resultCount":0,"results":[]}"#)
-        let missing = try Executable.run("ssvcctl", ["evaluate", "--format", "itunes", "--response", empty, "--version", "1"])
+        let missing = try await Executable.run("ssvcctl", ["evaluate", "--format", "itunes", "--response", empty, "--version", "1"])
         #expect(missing.status == 1)
         #expect(missing.standardError == "ssvcctl: \(empty): app not found\n")
     }

@@ -1,34 +1,34 @@
 import Foundation
+import SSVCTestSupport
 import SSVCPosix
 import Testing
 
 /// Configuration is parsed in the daemon's own process: a load starts no
 /// child, as `strace` attached to the running daemon shows.
-@Suite("configuration parsed in process")
+@Suite("configuration parsed in process", .processSlot)
 struct InProcessConfigurationTests {
     /// The process calls `strace -f` saw in `pid` while `body` ran.
-    func processCalls(of pid: pid_t, during body: () throws -> Void) throws -> [String] {
+    func processCalls(of pid: pid_t, during body: () async throws -> Void) async throws -> [String] {
         let folder = try TemporaryFolder()
         let trace = folder.url.appendingPathComponent("strace.txt").path
         let tracer = try ChildProcess("/usr/bin/strace", ["-f", "-e", "trace=clone,clone3,fork,vfork,execve", "-p", "\(pid)", "-o", trace])
-        defer { kill(tracer.pid, SIGKILL); tracer.wait() }
+        defer { kill(tracer.pid, SIGKILL) }  // reaped by ChildProcess when released
         // Attached once the daemon's status names a tracer.
-        let deadline = Date().addingTimeInterval(10)
         func traced() -> Bool {
             let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
             return status.split(separator: "\n").contains { $0.hasPrefix("TracerPid:") && !$0.hasSuffix("\t0") }
         }
-        while !traced() && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        _ = await eventually(within: 10, every: 0.05) { traced() }
         try #require(traced(), "strace did not attach to \(pid)")
-        try body()
+        try await body()
         kill(tracer.pid, SIGINT)
-        _ = tracer.exitCode()
+        _ = await tracer.exitCode()
         let lines = ((try? String(contentsOfFile: trace, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
         return lines.filter { line in ["clone(", "clone3(", "fork(", "vfork(", "execve("].contains { line.contains($0) } }
     }
 
     @Test("reloads of a daemon with apps in files start no process and no thread; a check that runs a version-command does")
-    func reloadsStartNoChild() throws {
+    func reloadsStartNoChild() async throws {
         let folder = try TemporaryFolder()
         let body = try folder.file("r.json", goodBody)
         try FileManager.default.createDirectory(at: folder.url.appendingPathComponent("apps.d"), withIntermediateDirectories: true)
@@ -37,20 +37,20 @@ struct InProcessConfigurationTests {
             apps: appTable("a", url: "file://" + body) + "\n" + appTable("c", url: "file://" + body).replacingOccurrences(of: "version = \"1.0\"", with: "version-command = [\"/bin/echo\", \"1.0\"]"),
             folder: folder
         )
-        #expect(daemon.wait { daemon.app("a")?["lastSuccess"] != nil && daemon.app("b")?["lastSuccess"] != nil }, "\(daemon.log)")
-        let reloads = try processCalls(of: daemon.process.pid) {
+        #expect(await daemon.wait { daemon.app("a")?["lastSuccess"] != nil && daemon.app("b")?["lastSuccess"] != nil }, "\(daemon.log)")
+        let reloads = try await processCalls(of: daemon.process.pid) {
             for _ in 0..<3 {
-                let reload = try Executable.run("ssvcctl", ["--socket", daemon.socketPath, "reload", "--timeout", "10"])
+                let reload = try await Executable.run("ssvcctl", ["--socket", daemon.socketPath, "reload", "--timeout", "10"])
                 #expect(reload.status == 0, "\(reload.standardError)")
             }
         }
         #expect(reloads.isEmpty, "a reload started: \(reloads)")
         // The trace sees what it is meant to: the version-command's child.
-        let check = try processCalls(of: daemon.process.pid) {
-            let result = try Executable.run("ssvcctl", ["--socket", daemon.socketPath, "check", "c", "--timeout", "10"])
+        let check = try await processCalls(of: daemon.process.pid) {
+            let result = try await Executable.run("ssvcctl", ["--socket", daemon.socketPath, "check", "c", "--timeout", "10"])
             #expect(result.status == 10, "\(result.standardOutput)")
         }
         #expect(check.contains { $0.contains("execve(\"/bin/echo\"") }, "\(check)")
-        #expect(daemon.stop() == 0)
+        #expect(await daemon.stop() == 0)
     }
 }

@@ -1,14 +1,15 @@
 import Foundation
+import SSVCTestSupport
 import SSVCPosix
 import Testing
 
 /// Every local user can reach the control socket: none may take the
 /// daemon's memory or descriptors, or keep root from being answered.
-@Suite("local users: bounded memory and descriptors per client", .serialized)
+@Suite("local users: bounded memory and descriptors per client", .processSlot, .serialized)
 struct LocalUserLimitsTests {
     /// Sends `GetStatus` calls on `connections` sockets that never read,
     /// for `seconds`, as fast as the daemon takes them; the bytes it took.
-    func flood(_ path: String, connections: Int, seconds: Double, while probe: () -> Void = {}) throws -> Int {
+    func flood(_ path: String, connections: Int, seconds: Double, while probe: () async -> Void = {}) async throws -> Int {
         let call = Array(#"{"method":"io.ssvc.Daemon.GetStatus"}"#.utf8) + [0]
         let block = Array([[UInt8]](repeating: call, count: 1_000).joined())
         var sockets: [Int32] = []
@@ -29,36 +30,35 @@ struct LocalUserLimitsTests {
                     progressed = true
                 }
             }
-            probe()
-            if !progressed { usleep(5_000) }
+            await probe()
+            if !progressed { await pause(0.005) }
         }
         return taken
     }
 
     @Test("clients that pipeline GetStatus and never read: the daemon stops reading them, its memory stays flat, others are answered")
-    func neverReadingClients() throws {
-        let daemon = try controlDaemon()
+    func neverReadingClients() async throws {
+        let daemon = try await controlDaemon()
         let before = daemon.residentKiB
         var slowest = 0.0
         let probe = try RawConnection(daemon.socketPath)
-        let taken = try flood(daemon.socketPath, connections: 6, seconds: 4) {
-            let started = Date()
-            probe.call("io.ssvc.Daemon.GetStatus")
-            guard case .message = probe.receive(within: 5) else { return slowest = .infinity }
-            slowest = max(slowest, Date().timeIntervalSince(started))
+        let taken = try await flood(daemon.socketPath, connections: 6, seconds: 4) {
+            let (reply, seconds) = await probe.ask("io.ssvc.Daemon.GetStatus", within: 5)
+            guard case .message = reply else { return slowest = .infinity }
+            slowest = max(slowest, seconds)
         }
         let grown = daemon.residentKiB - before
         #expect(grown < 32 * 1024, "RSS grew by \(grown) KiB after the daemon took \(taken) bytes of calls")
         #expect(taken < 64 << 20, "the daemon kept reading clients that never read: \(taken) bytes")
         #expect(slowest < 0.5, "another client's GetStatus took \(slowest) s")
-        try expectHealthy(daemon)
-        #expect(daemon.stop() == 0)
+        try await expectHealthy(daemon)
+        #expect(await daemon.stop() == 0)
     }
 
     @Test("1,100 Watch connections held by nobody: its share is refused with TooManyConnections, and root is still answered")
-    func descriptorHog() throws {
+    func descriptorHog() async throws {
         try #require(getuid() == 0, "this test switches to nobody and needs root")
-        let daemon = try controlDaemon()
+        let daemon = try await controlDaemon()
         let limits = try String(contentsOfFile: "/proc/\(daemon.process.pid)/limits", encoding: .utf8)
         let files = try #require(limits.split(separator: "\n").first { $0.hasPrefix("Max open files") })
         let numbers = files.split(separator: " ").compactMap { Int($0) }
@@ -97,13 +97,13 @@ struct LocalUserLimitsTests {
             "/usr/bin/setpriv", ["--reuid=nobody", "--regid=nogroup", "--clear-groups", "/usr/bin/python3", "-c", script, daemon.socketPath],
             output: output, error: output + ".err"
         )
-        defer { kill(hog.pid, SIGKILL); _ = hog.exitCode() }
-        #expect(eventually(within: 20) { ((try? String(contentsOfFile: output, encoding: .utf8)) ?? "").contains("\n") })
+        defer { kill(hog.pid, SIGKILL) }  // reaped by ChildProcess when released
+        #expect(await eventually(within: 20) { ((try? String(contentsOfFile: output, encoding: .utf8)) ?? "").contains("\n") })
         let counts = ((try? String(contentsOfFile: output, encoding: .utf8)) ?? "").split(whereSeparator: \.isWhitespace).compactMap { Int($0) }
         #expect(counts.first == 64, "nobody keeps 64 connections of \(counts.last ?? 0): \(counts) \((try? String(contentsOfFile: output + ".err", encoding: .utf8)) ?? "")")
-        try expectHealthy(daemon)
-        let status = try Executable.run("ssvcctl", ["--socket", daemon.socketPath, "status", "--timeout", "5"])
+        try await expectHealthy(daemon)
+        let status = try await Executable.run("ssvcctl", ["--socket", daemon.socketPath, "status", "--timeout", "5"])
         #expect(status.status == 10, "\(status.standardError)")
-        #expect(daemon.stop() == 0)
+        #expect(await daemon.stop() == 0)
     }
 }

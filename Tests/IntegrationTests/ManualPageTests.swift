@@ -1,9 +1,10 @@
 import Foundation
+import SSVCTestSupport
 import Testing
 
 /// The manual pages as the package installs them: every command-line
 /// option the executables take is on its page, and mandoc finds nothing.
-@Suite("manual pages")
+@Suite("manual pages", .processSlot)
 struct ManualPageTests {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
@@ -21,8 +22,8 @@ struct ManualPageTests {
         ("ssvcctl", ["status"], "ssvcctl.1"), ("ssvcctl", ["check"], "ssvcctl.1"), ("ssvcctl", ["watch"], "ssvcctl.1"),
         ("ssvcctl", ["reload"], "ssvcctl.1"), ("ssvcctl", ["motd"], "ssvcctl.1"), ("ssvcctl", ["evaluate"], "ssvcctl.1"),
     ])
-    func options(program: String, subcommand: [String], page: String) throws {
-        let help = try Executable.run(program, subcommand + ["--help"])
+    func options(program: String, subcommand: [String], page: String) async throws {
+        let help = try await Executable.run(program, subcommand + ["--help"])
         let text = try source(page)
         let shown = options(help.standardOutput).subtracting(["--help"])
         #expect(!shown.isEmpty)
@@ -32,10 +33,10 @@ struct ManualPageTests {
     }
 
     @Test("the built pages are clean under mandoc -T lint (warnings and worse)", arguments: ["ssvcd.8", "ssvcctl.1", "ssvcd.toml.5"])
-    func lint(page: String) throws {
+    func lint(page: String) async throws {
         let built = Self.repository.appendingPathComponent(".build/man/\(page)").path
         try #require(FileManager.default.fileExists(atPath: built), "run 'make man' (make test does)")
-        let result = try Executable.run("/usr/bin/mandoc", ["-T", "lint", "-W", "warning", built])
+        let result = try await Executable.run("/usr/bin/mandoc", ["-T", "lint", "-W", "warning", built])
         #expect(result.status == 0, "\(result.standardOutput)\(result.standardError)")
         #expect(result.standardOutput.isEmpty, "\(result.standardOutput)")
     }

@@ -1,20 +1,21 @@
 import Foundation
+import SSVCTestSupport
 import SSVCPosix
 import Testing
 
 /// What an attacker or a careless operator can hand ssvcd: none of it may
 /// crash it, hang it, or keep SIGTERM from stopping it.
-@Suite("never crash, never wedge: stalled supervisors, hostile files, numbers at their limits")
+@Suite("never crash, never wedge: stalled supervisors, hostile files, numbers at their limits", .processSlot)
 struct NeverWedgeTests {
     @Test("a notify socket read once, then filled to its limit and never read: 20 Check and 20 Reload calls are answered and SIGTERM stops the daemon")
-    func stalledSupervisor() throws {
+    func stalledSupervisor() async throws {
         let folder = try TemporaryFolder()
         let listener = try NotifyListener(folder: folder)
         let daemon = try DaemonProcess(
             apps: appTable("n", url: "file://" + (try folder.file("r.json", goodBody))),
             environment: ["NOTIFY_SOCKET": listener.path], folder: folder
         )
-        let ready = listener.receive(for: 10) { $0.contains { $0.contains("READY=1") } }
+        let ready = await listener.receive(for: 10) { $0.contains { $0.contains("READY=1") } }
         #expect(ready.contains { $0.contains("READY=1") })
         // From here on nobody reads, and the queue is filled to its limit
         // (net.unix.max_dgram_qlen: 10 by the kernel, 512 where systemd
@@ -25,16 +26,15 @@ struct NeverWedgeTests {
         #expect(limit > 0 && queued > 0 && queued <= limit + 1, "queued \(queued), net.unix.max_dgram_qlen \(limit)")
         #expect(listener.sendWithoutWaiting() == EAGAIN, "the supervisor's queue is not full")
         for round in 0..<20 {
-            let check = try Executable.run("ssvcctl", ["--socket", daemon.socketPath, "check", "n", "--timeout", "10"])
+            let check = try await Executable.run("ssvcctl", ["--socket", daemon.socketPath, "check", "n", "--timeout", "10"])
             #expect(check.status == 10, "check \(round): \(check.standardError)")
-            let reload = try Executable.run("ssvcctl", ["--socket", daemon.socketPath, "reload", "--timeout", "10"])
+            let reload = try await Executable.run("ssvcctl", ["--socket", daemon.socketPath, "reload", "--timeout", "10"])
             #expect(reload.status == 0, "reload \(round): \(reload.standardError)")
             if check.status != 10 || reload.status != 0 { break }
         }
         #expect(listener.sendWithoutWaiting() == EAGAIN, "still full: nobody read while the daemon answered")
-        let stopped = Date()
-        #expect(daemon.stop() == 0)
-        #expect(Date().timeIntervalSince(stopped) < 5)
+        #expect(await daemon.stop() == 0)
+        #expect(daemon.stopSeconds < 5)
     }
 
     /// Files that crashed or overflowed TOMLKit, the TOML library ssvc
@@ -56,35 +56,35 @@ struct NeverWedgeTests {
         ("100,000 nested arrays", ":1:105: tables and arrays nest more than 100 deep"),
         ("NUL", ":3:1: control character U+0000 is not allowed"),
     ])
-    func crashingFileAtStart(name: String, problem: String) throws {
+    func crashingFileAtStart(name: String, problem: String) async throws {
         let folder = try TemporaryFolder()
         try FileManager.default.createDirectory(at: folder.url.appendingPathComponent("apps.d"), withIntermediateDirectories: true)
         let app = try folder.file("apps.d/x.toml", try #require(Self.crashingFiles[name]))
         let main = try folder.file("ssvcd.toml", "[daemon]\nstate-dir = \"state\"\nsocket = \"c.sock\"\napps-dir = \"apps.d\"\n")
-        let result = try Executable.run("ssvcd", ["--config", main, "--log-target", "stderr"])
+        let result = try await Executable.run("ssvcd", ["--config", main, "--log-target", "stderr"])
         #expect(result.status == 78, "\(result.standardError)")
         #expect(result.standardError.contains(app + problem), "\(result.standardError)")
         #expect(!FileManager.default.fileExists(atPath: folder.url.appendingPathComponent("c.sock").path))
     }
 
     @Test("a two-byte file dropped into apps.d and reloaded: the daemon lives, keeps its apps and answers InvalidConfiguration")
-    func crashingFileAtReload() throws {
+    func crashingFileAtReload() async throws {
         let folder = try TemporaryFolder()
         try FileManager.default.createDirectory(at: folder.url.appendingPathComponent("apps.d"), withIntermediateDirectories: true)
         let daemon = try DaemonProcess(apps: appTable("kept", url: "file://" + (try folder.file("r.json", goodBody))), folder: folder)
-        #expect(daemon.wait { daemon.app("kept")?["lastSuccess"] != nil })
+        #expect(await daemon.wait { daemon.app("kept")?["lastSuccess"] != nil })
         for (name, problem) in [
             ("open bracket", ":1:2: expected a key, found a newline"), ("200,000 brackets", ":1:3: expected a key, found '['"),
             ("100,000 dotted parts", ":1:201: tables and arrays nest more than 100 deep"),
         ] {
             let bad = try folder.file("apps.d/x.toml", try #require(Self.crashingFiles[name]))
-            let reload = try Executable.run("ssvcctl", ["--socket", daemon.socketPath, "reload", "--timeout", "10"])
+            let reload = try await Executable.run("ssvcctl", ["--socket", daemon.socketPath, "reload", "--timeout", "10"])
             #expect(reload.status == 1)
             #expect(reload.standardError.contains(bad + problem), "\(reload.standardError)")
             #expect(daemon.process.isRunning)
-            #expect(try daemon.statusByApp().keys.sorted() == ["kept"])
+            #expect(try await daemon.statusByApp().keys.sorted() == ["kept"])
         }
-        #expect(daemon.stop() == 0)
+        #expect(await daemon.stop() == 0)
     }
 
     @Test("numbers past their ranges in the configuration: exit 78 naming the key, never a trap", arguments: [
@@ -96,25 +96,25 @@ struct NeverWedgeTests {
         ("min-interval-seconds = 9223372036854775807", "daemon.min-interval-seconds: must be from 0 to 2678400"),
         ("max-response-bytes = 9223372036854775807", "daemon.max-response-bytes: must be from 1 to 67108864"),
     ])
-    func configuredNumbers(setting: String, problem: String) throws {
+    func configuredNumbers(setting: String, problem: String) async throws {
         let folder = try TemporaryFolder()
         let main = try folder.file("ssvcd.toml", "[daemon]\nstate-dir = \"state\"\nsocket = \"c.sock\"\n\(setting)\n")
-        let result = try Executable.run("ssvcd", ["--config", main, "--log-target", "stderr"])
+        let result = try await Executable.run("ssvcd", ["--config", main, "--log-target", "stderr"])
         #expect(result.status == 78, "\(result.standardError)")
         #expect(result.standardError.contains(problem), "\(result.standardError)")
     }
 
     @Test("a URL whose port is past 65535 is refused at start, naming the app's key")
-    func portOutOfRange() throws {
+    func portOutOfRange() async throws {
         let folder = try TemporaryFolder()
         let main = try folder.file("ssvcd.toml", "[daemon]\nstate-dir = \"state\"\nsocket = \"c.sock\"\n" + appTable("p", url: "http://127.0.0.1:99999/x"))
-        let result = try Executable.run("ssvcd", ["--config", main, "--log-target", "stderr"])
+        let result = try await Executable.run("ssvcd", ["--config", main, "--log-target", "stderr"])
         #expect(result.status == 78)
         #expect(result.standardError.contains("app.url: 'http://127.0.0.1:99999/x': port 99999 is not from 1 to 65535"), "\(result.standardError)")
     }
 
     @Test("WATCHDOG_USEC=1 does not spin a CPU: pings come at most every 100 ms")
-    func tinyWatchdog() throws {
+    func tinyWatchdog() async throws {
         let folder = try TemporaryFolder()
         let listener = try NotifyListener(folder: folder)
         let daemon = try DaemonProcess(apps: "", environment: ["NOTIFY_SOCKET": listener.path, "WATCHDOG_USEC": "1"], folder: folder)
@@ -123,40 +123,40 @@ struct NeverWedgeTests {
                 .split(separator: " ")
             return try #require(Int(fields[11])) + #require(Int(fields[12]))
         }
-        let ready = listener.receive(for: 10) { $0.contains { $0.contains("READY=1") } }
+        let ready = await listener.receive(for: 10) { $0.contains { $0.contains("READY=1") } }
         try #require(ready.contains { $0.contains("READY=1") })
         let started = try cpuTicks()
-        let messages = listener.receive(for: 1.5) { _ in false }
+        let messages = await listener.receive(for: 1.5, fresh: true) { _ in false }
         let pings = messages.filter { $0 == "WATCHDOG=1" }.count
         #expect(pings >= 5 && pings <= 20, "\(pings) pings in 1.5 s")
         // After start, 15 pings cost next to nothing: a spinning timer
         // would take 150 ticks (USER_HZ 100) in these 1.5 s.
         let spent = try cpuTicks() - started
         #expect(spent < 10, "\(spent) clock ticks of CPU in 1.5 s after start")
-        #expect(daemon.stop() == 0)
+        #expect(await daemon.stop() == 0)
     }
 
     @Test("a failure count at its largest in the state file, then a failed check: the count saturates, the daemon lives")
-    func saturatedFailures() throws {
+    func saturatedFailures() async throws {
         let folder = try TemporaryFolder()
         let apps = appTable("s", url: "file://" + folder.url.appendingPathComponent("absent.json").path)
         let first = try DaemonProcess(apps: apps, folder: folder)
-        #expect(first.wait { first.app("s")?["lastCheck"] != nil })
-        #expect(first.stop() == 0)
+        #expect(await first.wait { first.app("s")?["lastCheck"] != nil })
+        #expect(await first.stop() == 0)
         let path = first.stateDirectory + "/state.json"
         var text = try String(contentsOfFile: path, encoding: .utf8)
         text = text.replacingOccurrences(of: #""consecutiveFailures" : 1"#, with: #""consecutiveFailures" : 9223372036854775807"#)
         try text.write(toFile: path, atomically: true, encoding: .utf8)
         let second = try DaemonProcess(apps: apps, folder: folder)
-        #expect(second.wait { FileManager.default.fileExists(atPath: second.socketPath) })
-        let check = try Executable.run("ssvcctl", ["--socket", second.socketPath, "check", "s", "--timeout", "10"])
+        #expect(await second.wait { FileManager.default.fileExists(atPath: second.socketPath) })
+        let check = try await Executable.run("ssvcctl", ["--socket", second.socketPath, "check", "s", "--timeout", "10"])
         #expect(second.process.isRunning, "\(second.log)")
         #expect(second.app("s")?["consecutiveFailures"] as? Int == Int.max, "\(check.standardOutput)")
-        #expect(second.stop() == 0)
+        #expect(await second.stop() == 0)
     }
 
     @Test("a version command that closes its output and runs on is killed at 5 s; Check answers, SIGTERM stops")
-    func commandThatClosesItsOutput() throws {
+    func commandThatClosesItsOutput() async throws {
         let folder = try TemporaryFolder()
         let apps = """
             [[app]]
@@ -166,22 +166,20 @@ struct NeverWedgeTests {
             version-command = ["sh", "-c", "echo 1.0; exec >&-; exec sleep 60"]
             """
         let daemon = try DaemonProcess(apps: apps, folder: folder)
-        #expect(daemon.wait { FileManager.default.fileExists(atPath: daemon.socketPath) })
-        let started = Date()
-        let check = try Executable.run("ssvcctl", ["--socket", daemon.socketPath, "check", "cmd", "--json", "--timeout", "20"])
-        #expect(Date().timeIntervalSince(started) < 9)
+        #expect(await daemon.wait { FileManager.default.fileExists(atPath: daemon.socketPath) })
+        let check = try await Executable.run("ssvcctl", ["--socket", daemon.socketPath, "check", "cmd", "--json", "--timeout", "20"])
+        #expect(check.seconds < 9)
         #expect(check.standardOutput.contains("version-command sh did not finish within 5 s"), "\(check.standardOutput)")
         // SIGTERM while the command runs again: its group is killed, the stop does not wait out its limit.
         let second = try ChildProcess(try Executable.path("ssvcctl"), ["--socket", daemon.socketPath, "check", "cmd", "--timeout", "20"], output: "/dev/null", error: "/dev/null")
-        Thread.sleep(forTimeInterval: 0.5)
-        let stopping = Date()
-        #expect(daemon.stop() == 0)
-        #expect(Date().timeIntervalSince(stopping) < 2, "stopped in \(Date().timeIntervalSince(stopping)) s")
-        _ = second.exitCode()
+        await pause(0.5)
+        #expect(await daemon.stop() == 0)
+        #expect(daemon.stopSeconds < 2, "stopped in \(daemon.stopSeconds) s, not after the command's 5 s")
+        _ = await second.exitCode()
     }
 
     @Test("FIFOs where files belong: the daemon names them and never waits on them")
-    func fifos() throws {
+    func fifos() async throws {
         let folder = try TemporaryFolder()
         let fifo = folder.url.appendingPathComponent("fifo").path
         #expect(mkfifo(fifo, 0o600) == 0)
@@ -203,51 +201,51 @@ struct NeverWedgeTests {
             version = "1.0"
             """
         let daemon = try DaemonProcess(apps: apps, folder: folder)
-        #expect(daemon.wait { FileManager.default.fileExists(atPath: daemon.socketPath) }, "\(daemon.log)")
+        #expect(await daemon.wait { FileManager.default.fileExists(atPath: daemon.socketPath) }, "\(daemon.log)")
         #expect(daemon.log.contains("state.json is a FIFO, not a regular file"), "\(daemon.log)")
-        let check = try Executable.run("ssvcctl", ["--socket", daemon.socketPath, "check", "--json", "--timeout", "10"])
+        let check = try await Executable.run("ssvcctl", ["--socket", daemon.socketPath, "check", "--json", "--timeout", "10"])
         #expect(check.standardOutput.contains("version-file: \(fifo) is a FIFO, not a regular file"), "\(check.standardOutput)")
         #expect(check.standardOutput.contains("\(fifo) is a FIFO, not a regular file"))
-        #expect(try daemon.statusByApp().count == 2)
-        #expect(daemon.stop() == 0)
+        #expect(try await daemon.statusByApp().count == 2)
+        #expect(await daemon.stop() == 0)
 
         // The trust roots and an app file: refused at start.
         let ca = try folder.file("ca.toml", "[daemon]\nstate-dir = \"s2\"\nsocket = \"c2.sock\"\nca-file = \"\(fifo)\"\n")
-        let caResult = try Executable.run("ssvcd", ["--config", ca, "--log-target", "stderr"])
+        let caResult = try await Executable.run("ssvcd", ["--config", ca, "--log-target", "stderr"])
         #expect(caResult.status == 78)
         #expect(caResult.standardError.contains("daemon.ca-file: \(fifo) is a FIFO, not a regular file"), "\(caResult.standardError)")
         try FileManager.default.createDirectory(at: folder.url.appendingPathComponent("apps.d"), withIntermediateDirectories: true)
         #expect(mkfifo(folder.url.appendingPathComponent("apps.d/pipe.toml").path, 0o600) == 0)
         let appsDir = try folder.file("d.toml", "[daemon]\nstate-dir = \"s3\"\nsocket = \"c3.sock\"\napps-dir = \"apps.d\"\n")
-        let appsResult = try Executable.run("ssvcd", ["--config", appsDir, "--log-target", "stderr"])
+        let appsResult = try await Executable.run("ssvcd", ["--config", appsDir, "--log-target", "stderr"])
         #expect(appsResult.status == 78)
         #expect(appsResult.standardError.contains("pipe.toml is a FIFO, not a regular file"), "\(appsResult.standardError)")
     }
 
     @Test("a state file from a newer ssvc is kept as it is; the daemon says so once and runs in memory")
-    func newerStateFile() throws {
+    func newerStateFile() async throws {
         let folder = try TemporaryFolder()
         try FileManager.default.createDirectory(at: folder.url.appendingPathComponent("state"), withIntermediateDirectories: true)
         let newer = #"{"schema": 7, "apps": {"n": {"future": true}}}"#
         let path = try folder.file("state/state.json", newer)
         let daemon = try DaemonProcess(apps: appTable("n", url: "file://" + (try folder.file("r.json", goodBody))), folder: folder)
-        #expect(daemon.wait { (try? daemon.statusByApp()["n"]?["lastSuccess"]) != nil }, "\(daemon.log)")
-        _ = try Executable.run("ssvcctl", ["--socket", daemon.socketPath, "check", "--timeout", "10"])
-        #expect(daemon.stop() == 0)
+        #expect(await daemon.wait { (try? await daemon.statusByApp()["n"]?["lastSuccess"]) != nil }, "\(daemon.log)")
+        _ = try await Executable.run("ssvcctl", ["--socket", daemon.socketPath, "check", "--timeout", "10"])
+        #expect(await daemon.stop() == 0)
         #expect(try String(contentsOfFile: path, encoding: .utf8) == newer)
         #expect(daemon.log.components(separatedBy: "was written by a newer ssvc (schema 7; this one reads 1)").count == 2, "\(daemon.log)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.appendingPathComponent("state").path).sorted() == ["state.json", "state.lock"], "nothing written but the lock")
     }
 
     @Test("a full disk is said once, the state stays in memory, and it is written when space returns")
-    func fullDisk() throws {
+    func fullDisk() async throws {
         try #require(getuid() == 0, "mounting a small tmpfs needs root")
         let folder = try TemporaryFolder()
         let small = folder.url.appendingPathComponent("small").path
         try FileManager.default.createDirectory(atPath: small, withIntermediateDirectories: true)
-        let mounted = try Executable.run("/bin/mount", ["-t", "tmpfs", "-o", "size=256k", "tmpfs", small])
+        let mounted = try await Executable.run("/bin/mount", ["-t", "tmpfs", "-o", "size=256k", "tmpfs", small])
         try #require(mounted.status == 0, "\(mounted.standardError)")
-        defer { _ = try? Executable.run("/bin/umount", ["-l", small]) }
+        defer { umount2(small, Int32(MNT_DETACH)) }
         let config = """
             [daemon]
             state-dir = "\(small)/state"
@@ -260,29 +258,29 @@ struct NeverWedgeTests {
             \(appTable("d", url: "file://" + (try folder.file("r.json", goodBody))))
             """
         let daemon = try DaemonProcess(folder: folder, config: config, daemon: "", apps: "", arguments: [], environment: [:])
-        #expect(daemon.wait { FileManager.default.fileExists(atPath: small + "/state/state.json") })
-        let filled = try Executable.shell("dd if=/dev/zero of='\(small)/fill' bs=4k 2>/dev/null; true")
+        #expect(await daemon.wait { FileManager.default.fileExists(atPath: small + "/state/state.json") })
+        let filled = try await Executable.shell("dd if=/dev/zero of='\(small)/fill' bs=4k 2>/dev/null; true")
         #expect(filled.status == 0)
         for _ in 0..<3 {
-            _ = try Executable.run("ssvcctl", ["--socket", daemon.socketPath, "check", "--timeout", "10"])
+            _ = try await Executable.run("ssvcctl", ["--socket", daemon.socketPath, "check", "--timeout", "10"])
         }
         #expect(daemon.log.components(separatedBy: "cannot save the state").count == 2, "\(daemon.log)")
         #expect(daemon.log.components(separatedBy: "cannot write the metrics file").count == 2, "\(daemon.log)")
         try FileManager.default.removeItem(atPath: small + "/fill")
         // A Check writes at once; the retry timer's 15, 30, 60 s … are
         // pinned in virtual time (VirtualTimeTests.failedWriteRetried).
-        _ = try Executable.run("ssvcctl", ["--socket", daemon.socketPath, "check", "--timeout", "10"])
-        #expect(daemon.wait(5) { daemon.log.contains("state written again") }, "\(daemon.log)")
-        let inMemory = try #require(try daemon.statusByApp()["d"]?["lastCheck"] as? String)
-        #expect(daemon.wait(5) { daemon.log.contains("metrics file \(small)/ssvc.prom written again") }, "\(daemon.log)")
+        _ = try await Executable.run("ssvcctl", ["--socket", daemon.socketPath, "check", "--timeout", "10"])
+        #expect(await daemon.wait(5) { daemon.log.contains("state written again") }, "\(daemon.log)")
+        let inMemory = try #require(try await daemon.statusByApp()["d"]?["lastCheck"] as? String)
+        #expect(await daemon.wait(5) { daemon.log.contains("metrics file \(small)/ssvc.prom written again") }, "\(daemon.log)")
         let state = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: small + "/state/state.json"))) as? [String: Any]
         let written = try #require(((state?["apps"] as? [String: Any])?["d"] as? [String: Any])?["lastCheck"] as? String)
         #expect(written == inMemory, "the state written is the one kept in memory")
-        #expect(daemon.stop() == 0)
+        #expect(await daemon.stop() == 0)
     }
 
     @Test("a 40 MB dpkg database of one package on 500,000 architectures, and a 900 KB Turkcell packageName: GetStatus answers while they are read, no log line passes 16 KB")
-    func outsideInputOffTheExecutor() throws {
+    func outsideInputOffTheExecutor() async throws {
         let folder = try TemporaryFolder()
         let admin = folder.url.appendingPathComponent("dpkg").path
         try FileManager.default.createDirectory(atPath: admin, withIntermediateDirectories: true)
@@ -304,40 +302,39 @@ struct NeverWedgeTests {
             \(appTable("other", url: document))
             """
         let daemon = try DaemonProcess(apps: apps, environment: ["DPKG_ADMINDIR": admin], folder: folder)
-        #expect(daemon.wait { FileManager.default.fileExists(atPath: daemon.socketPath) && daemon.app("other")?["lastSuccess"] != nil }, "\(daemon.log)")
+        #expect(await daemon.wait { FileManager.default.fileExists(atPath: daemon.socketPath) && daemon.app("other")?["lastSuccess"] != nil }, "\(daemon.log)")
         let check = try ChildProcess(try Executable.path("ssvcctl"), ["--socket", daemon.socketPath, "check", "dpkg", "--timeout", "120"], output: "/dev/null", error: "/dev/null")
         let client = try RawConnection(daemon.socketPath)
         var slowest = 0.0
         var asked = 0
         while check.isRunning && asked < 2_000 {
-            let started = Date()
-            client.call("io.ssvc.Daemon.GetStatus", #"{"app":"other"}"#)
-            #expect(client.receive(within: 10).isReply)
-            slowest = max(slowest, Date().timeIntervalSince(started))
+            let (reply, seconds) = await client.ask("io.ssvc.Daemon.GetStatus", #"{"app":"other"}"#)
+            #expect(reply.isReply)
+            slowest = max(slowest, seconds)
             asked += 1
-            Thread.sleep(forTimeInterval: 0.02)
+            await pause(0.02)
         }
-        _ = check.exitCode()
+        _ = await check.exitCode()
         #expect(asked > 3, "the parse took long enough to be measured: \(asked) calls")
         #expect(slowest < 1, "GetStatus waited \(slowest) s while dpkg's database was parsed")
-        let error = try #require(try daemon.statusByApp()["dpkg"]?["lastError"] as? String)
+        let error = try #require(try await daemon.statusByApp()["dpkg"]?["lastError"] as? String)
         #expect(error.hasPrefix("version-package: "), "\(error)")
         #expect(error.utf8.count <= 4_096)
-        #expect(daemon.wait { daemon.app("turkcell")?["lastError"] != nil })
+        #expect(await daemon.wait { daemon.app("turkcell")?["lastError"] != nil })
         let longest = daemon.log.split(separator: "\n").map(\.utf8.count).max() ?? 0
         #expect(longest < 16_384, "a log line of \(longest) bytes")
-        #expect(daemon.stop() == 0)
+        #expect(await daemon.stop() == 0)
     }
 
     @Test("a restart with 300 pending phased offers settles them to the times stored: nothing rewritten, the socket answers at once")
-    func restartWithPendingOffers() throws {
+    func restartWithPendingOffers() async throws {
         let now = Int(Date().timeIntervalSince1970)
         let folder = try TemporaryFolder()
         let document = "file://" + (try folder.file("r.json", #"{"SSVCLatestVersionKey":"2.0","SSVCLatestVersionAvailableSince":\#(now)}"#))
         let apps = (0..<300).map { appTable("app\($0)", url: document, extra: "phased-rollout-seconds = 604800") }.joined(separator: "\n")
         var daemon = try DaemonProcess(daemon: "rollout-position = 0.987654321", apps: apps, folder: folder)
-        #expect(daemon.wait(60) { (daemon.state?["apps"] as? [String: Any])?.count == 300 && daemon.app("app299")?["pending"] != nil }, "\(daemon.log)")
-        #expect(daemon.stop() == 0)
+        #expect(await daemon.wait(60) { (daemon.state?["apps"] as? [String: Any])?.count == 300 && daemon.app("app299")?["pending"] != nil }, "\(daemon.log)")
+        #expect(await daemon.stop() == 0)
         let path = daemon.stateDirectory + "/state.json"
         // Inode and modification time: a rename of a new file may get the old inode number back.
         func written() throws -> String {
@@ -346,16 +343,16 @@ struct NeverWedgeTests {
         }
         let before = try written()
         daemon = try DaemonProcess(daemon: "rollout-position = 0.987654321", apps: apps, folder: folder)
-        #expect(daemon.wait(10) { FileManager.default.fileExists(atPath: daemon.socketPath) }, "\(daemon.log)")
-        #expect((try daemon.statusByApp().values.filter { $0["pendingVersion"] as? String == "2.0" }.count) == 300)
-        Thread.sleep(forTimeInterval: 1.5)
+        #expect(await daemon.wait(10) { FileManager.default.fileExists(atPath: daemon.socketPath) }, "\(daemon.log)")
+        #expect((try await daemon.statusByApp().values.filter { $0["pendingVersion"] as? String == "2.0" }.count) == 300)
+        await pause(1.5)
         let after = try written()
         #expect(before == after, "the state file was rewritten at start: offers settled to other times")
-        #expect(daemon.stop() == 0)
+        #expect(await daemon.stop() == 0)
     }
 
     @Test("tag-patterns that backtrack for ever elsewhere, over a server's tags: matched in linear time, GetStatus and another app's Check answer, SIGTERM stops in 2 s")
-    func hostileTagPatterns() throws {
+    func hostileTagPatterns() async throws {
         let folder = try TemporaryFolder()
         func releases(_ tags: [String]) throws -> String {
             "file://" + (try folder.file(UUID().uuidString + ".json", "[" + tags.map { #"{"tag_name":"\#($0)"}"# }.joined(separator: ",") + "]"))
@@ -373,36 +370,32 @@ struct NeverWedgeTests {
             appTable("other", url: "file://" + (try folder.file("r.json", goodBody))),
         ].joined(separator: "\n")
         let daemon = try DaemonProcess(apps: apps, folder: folder)
-        #expect(daemon.wait { daemon.app("other")?["lastSuccess"] != nil }, "\(daemon.log)")
+        #expect(await daemon.wait { daemon.app("other")?["lastSuccess"] != nil }, "\(daemon.log)")
         // The two tags that never end for a backtracking matcher take a
         // linear one milliseconds.
-        let exponentialStarted = Date()
-        _ = try Executable.run("ssvcctl", ["--socket", daemon.socketPath, "check", "nested", "exponential", "--timeout", "60"])
-        let exponentialTook = Date().timeIntervalSince(exponentialStarted)
+        let exponentialTook = try await Executable.run("ssvcctl", ["--socket", daemon.socketPath, "check", "nested", "exponential", "--timeout", "60"]).seconds
         #expect(exponentialTook < 5, "the two exponential patterns took \(exponentialTook) s: not linear")
         let hostile = try ChildProcess(try Executable.path("ssvcctl"), ["--socket", daemon.socketPath, "check", "plain", "--timeout", "120"], output: "/dev/null", error: "/dev/null")
         let client = try RawConnection(daemon.socketPath)
         var slowest = 0.0
         for _ in 0..<20 {
-            let started = Date()
-            client.call("io.ssvc.Daemon.GetStatus", #"{"app":"other"}"#)
-            #expect(client.receive(within: 10).isReply)
-            slowest = max(slowest, Date().timeIntervalSince(started))
+            let (reply, seconds) = await client.ask("io.ssvc.Daemon.GetStatus", #"{"app":"other"}"#)
+            #expect(reply.isReply)
+            slowest = max(slowest, seconds)
         }
-        let checkStarted = Date()
-        #expect(try Executable.run("ssvcctl", ["--socket", daemon.socketPath, "check", "other", "--timeout", "10"]).status == 10)
-        #expect(Date().timeIntervalSince(checkStarted) < 2, "another app's Check took \(Date().timeIntervalSince(checkStarted)) s")
+        let other = try await Executable.run("ssvcctl", ["--socket", daemon.socketPath, "check", "other", "--timeout", "10"])
+        #expect(other.status == 10)
+        #expect(other.seconds < 2, "another app's Check took \(other.seconds) s")
         #expect(slowest < 1, "GetStatus took \(slowest) s")
-        _ = hostile.exitCode()
-        let status = try daemon.statusByApp()
+        _ = await hostile.exitCode()
+        let status = try await daemon.statusByApp()
         for name in ["nested", "exponential", "plain"] {
             #expect((status[name]?["lastError"] as? String)?.contains("whose tag matches") == true, "\(name): \(status[name] ?? [:])")
         }
         // The plain pattern again, while a stop comes.
         _ = try ChildProcess(try Executable.path("ssvcctl"), ["--socket", daemon.socketPath, "check", "plain", "--timeout", "60"], output: "/dev/null", error: "/dev/null")
-        Thread.sleep(forTimeInterval: 0.1)
-        let stopping = Date()
-        #expect(daemon.stop() == 0)
-        #expect(Date().timeIntervalSince(stopping) < 2, "SIGTERM took \(Date().timeIntervalSince(stopping)) s")
+        await pause(0.1)
+        #expect(await daemon.stop() == 0)
+        #expect(daemon.stopSeconds < 2, "SIGTERM took \(daemon.stopSeconds) s")
     }
 }

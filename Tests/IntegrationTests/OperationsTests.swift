@@ -1,26 +1,27 @@
 import Foundation
+import SSVCTestSupport
 import SSVCPosix
 import Testing
 
 /// The package installed into a temporary root, run the way an operator runs
 /// it: socket activation, the journal, app files dropped in and taken out,
 /// reloads good and bad, an upgrade, a restart.
-@Suite("operations: the installed package end to end", .serialized, JournalTrait())
+@Suite("operations: the installed package end to end", .processSlot, .serialized, JournalTrait())
 struct OperationsTests {
     @Test("an operator's day with ten apps of three formats")
-    func operatorsDay() throws {
+    func operatorsDay() async throws {
         let units = SystemdUnitTests()
-        let (packageFolder, deb) = try units.package()
+        let (packageFolder, deb) = try await units.package()
         defer { withExtendedLifetime(packageFolder) {} }
         let root = packageFolder.url.appendingPathComponent("target").path
-        try #require(try Executable.shell("mkdir -p '\(root)'/var/lib/dpkg/info '\(root)'/var/lib/dpkg/updates && touch '\(root)'/var/lib/dpkg/status").status == 0)
-        let install = try Executable.run("/usr/bin/dpkg", ["--root=\(root)", "--force-script-chrootless", "--force-depends", "-i", deb])
+        try #require(try await Executable.shell("mkdir -p '\(root)'/var/lib/dpkg/info '\(root)'/var/lib/dpkg/updates && touch '\(root)'/var/lib/dpkg/status").status == 0)
+        let install = try await Executable.run("/usr/bin/dpkg", ["--root=\(root)", "--force-script-chrootless", "--force-depends", "-i", deb])
         try #require(install.status == 0, "\(install.standardError)")
         let ssvcd = root + "/usr/bin/ssvcd"
         let ssvcctl = root + "/usr/bin/ssvcctl"
 
         // Servers and documents: two ssvc apps over HTTP, the rest from files.
-        let server = try VersionServer(scenario: ["body": goodBody])
+        let server = try await VersionServer(scenario: ["body": goodBody])
         let documents = try TemporaryFolder()
         let ssvcDocument = "file://" + (try documents.file("ssvc.json", goodBody))
         let turkcellDocument = "file://" + (try documents.file("turkcell.json", String(contentsOf: SystemdUnitTests.repository.appendingPathComponent("etc/demo/turkcell.json"), encoding: .utf8)))
@@ -52,16 +53,16 @@ struct OperationsTests {
             min-interval-seconds = 0
             """.write(toFile: root + "/etc/ssvc/ssvcd.toml", atomically: true, encoding: .utf8)
 
-        func status() throws -> [[String: Any]] {
-            let result = try Executable.run(ssvcctl, ["--socket", socket, "status", "--json"])
+        func status() async throws -> [[String: Any]] {
+            let result = try await Executable.run(ssvcctl, ["--socket", socket, "status", "--json"])
             // Empty while the daemon is not (yet) answering: callers poll.
             guard let object = try? JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any] else {
                 return []
             }
             return (object["apps"] as? [[String: Any]] ?? []).filter { ($0["name"] as? String)?.hasPrefix(tag) == true }
         }
-        func wait(_ seconds: Double = 15, until condition: () throws -> Bool) rethrows -> Bool {
-            try eventually(within: seconds, condition)
+        func wait(_ seconds: Double = 15, until condition: () async throws -> Bool) async rethrows -> Bool {
+            try await eventually(within: seconds, condition)
         }
 
         // Socket activation: the first ssvcctl call starts the daemon.
@@ -69,17 +70,17 @@ struct OperationsTests {
             "/usr/bin/systemd-socket-activate",
             ["-l", socket, ssvcd, "--config", root + "/etc/ssvc/ssvcd.toml", "--log-target", "journal"]
         )
-        #expect(wait { FileManager.default.fileExists(atPath: socket) })
-        #expect(try wait { try status().filter { $0["lastSuccess"] != nil }.count == 10 }, "all ten apps checked")
-        let first = try status()
+        #expect(await wait { FileManager.default.fileExists(atPath: socket) })
+        #expect(try await wait { try await status().filter { $0["lastSuccess"] != nil }.count == 10 }, "all ten apps checked")
+        let first = try await status()
         #expect(Set(first.compactMap { $0["format"] as? String }) == ["ssvc", "turkcell", "itunes"])
         #expect(first.first { $0["name"] as? String == "\(tag)-file-2" }?["status"] as? String == "update-available")
         #expect(server.requests().count == 2)
 
         // The journal has an entry for every app's check, with the fields.
         var appsInJournal = Set<String>()
-        #expect(try wait {
-            let journal = try Executable.run("/usr/bin/journalctl", ["-o", "json", "--no-pager", "SYSLOG_IDENTIFIER=ssvcd"])
+        #expect(try await wait {
+            let journal = try await Executable.run("/usr/bin/journalctl", ["-o", "json", "--no-pager", "SYSLOG_IDENTIFIER=ssvcd"])
             appsInJournal = Set(journal.standardOutput.split(separator: "\n").compactMap { line in
                 (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]).flatMap { entry in
                     entry["SSVC_STATUS"] != nil ? entry["SSVC_APP"] as? String : nil
@@ -90,44 +91,44 @@ struct OperationsTests {
 
         // A good app file and a reload: eleven apps. A bad one: refused, eleven still.
         try drop("late", "url = \"\(ssvcDocument)\"\nversion = \"1.1\"\n")
-        let reload = try Executable.run(ssvcctl, ["--socket", socket, "reload"])
+        let reload = try await Executable.run(ssvcctl, ["--socket", socket, "reload"])
         #expect(reload.status == 0, "\(reload.standardError)")
-        #expect(try wait { try status().count == 11 && status().contains { $0["name"] as? String == "\(tag)-late" && $0["lastSuccess"] != nil } })
+        #expect(try await wait { let apps = try await status(); return apps.count == 11 && apps.contains { $0["name"] as? String == "\(tag)-late" && $0["lastSuccess"] != nil } })
         try drop("broken", "url = \"\(ssvcDocument)\"\nversion = \"1\"\nschedule = \"fortnightly\"\n")
-        let refused = try Executable.run(ssvcctl, ["--socket", socket, "reload"])
+        let refused = try await Executable.run(ssvcctl, ["--socket", socket, "reload"])
         #expect(refused.status == 1)
         #expect(refused.standardError.contains("schedule: expected one of never, hourly, daily, weekly, monthly, found 'fortnightly'"))
-        #expect(try status().count == 11)
+        #expect(try await status().count == 11)
         try FileManager.default.removeItem(atPath: "\(appsDir)/\(tag)-broken.toml")
 
         // The product is upgraded between two checks: the status follows.
-        #expect(try status().first { $0["name"] as? String == "\(tag)-file-1" }?["status"] as? String == "update-available")
+        #expect(try await status().first { $0["name"] as? String == "\(tag)-file-1" }?["status"] as? String == "update-available")
         try "1.1\n".write(toFile: versionFile, atomically: true, encoding: .utf8)
-        let check = try Executable.run(ssvcctl, ["--socket", socket, "check", "\(tag)-file-1"])
+        let check = try await Executable.run(ssvcctl, ["--socket", socket, "check", "\(tag)-file-1"])
         #expect(check.status == 0, "\(check.standardOutput)")
-        #expect(try status().first { $0["name"] as? String == "\(tag)-file-1" }?["currentVersion"] as? String == "1.1")
+        #expect(try await status().first { $0["name"] as? String == "\(tag)-file-1" }?["currentVersion"] as? String == "1.1")
 
         // An app removed: gone after the reload.
         try FileManager.default.removeItem(atPath: "\(appsDir)/\(tag)-late.toml")
-        #expect(try Executable.run(ssvcctl, ["--socket", socket, "reload"]).status == 0)
-        #expect(try status().count == 10)
-        let gone = try Executable.run(ssvcctl, ["--socket", socket, "status", "\(tag)-late"])
+        #expect(try await Executable.run(ssvcctl, ["--socket", socket, "reload"]).status == 0)
+        #expect(try await status().count == 10)
+        let gone = try await Executable.run(ssvcctl, ["--socket", socket, "status", "\(tag)-late"])
         #expect(gone.standardError == "ssvcctl: no such app: \(tag)-late\n")
 
         // A restart resumes the schedule: nothing is due, so nothing is fetched.
         kill(activated.pid, SIGTERM)
-        #expect(activated.exitCode() == 0)
+        #expect(await activated.exitCode() == 0)
         let requestsBefore = server.requests().count
         let restarted = try DaemonProcess(
             folder: documents, config: try String(contentsOfFile: root + "/etc/ssvc/ssvcd.toml", encoding: .utf8),
             daemon: "", apps: "", arguments: [], environment: [:], binary: ssvcd
         )
-        #expect(try wait { try status().count == 10 })
-        Thread.sleep(forTimeInterval: 1.5)
+        #expect(try await wait { try await status().count == 10 })
+        await pause(1.5)
         #expect(server.requests().count == requestsBefore)
-        let resumed = try status()
+        let resumed = try await status()
         #expect(resumed.allSatisfy { $0["nextCheckReason"] as? String == "schedule" }, "\(resumed.map { $0["nextCheckReason"] ?? "" })")
         #expect(resumed.first { $0["name"] as? String == "\(tag)-file-1" }?["currentVersion"] as? String == "1.1")
-        #expect(restarted.stop() == 0)
+        #expect(await restarted.stop() == 0)
     }
 }

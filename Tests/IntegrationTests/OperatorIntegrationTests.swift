@@ -1,4 +1,5 @@
 import Foundation
+import SSVCTestSupport
 import SSVCCore
 import Testing
 
@@ -6,18 +7,17 @@ private let upToDateBody = #"{"SSVCLatestVersionKey":"1.0","SSVCMinimumSupported
 private let requiredBody = #"{"SSVCLatestVersionKey":"2.0","SSVCMinimumSupportedVersionNumber":33554432}"#
 
 /// `ssvcctl ARGUMENTS` against the daemon's socket, timed.
-private func ssvcctl(_ daemon: DaemonProcess?, _ arguments: [String], socket: String? = nil) throws -> (result: CommandResult, seconds: Double) {
-    let started = Date()
+private func ssvcctl(_ daemon: DaemonProcess?, _ arguments: [String], socket: String? = nil) async throws -> (result: CommandResult, seconds: Double) {
     let path = socket ?? daemon?.socketPath ?? "/nonexistent/ssvc.sock"
-    let result = try Executable.run("ssvcctl", ["--socket", path] + arguments)
-    return (result, Date().timeIntervalSince(started))
+    let result = try await Executable.run("ssvcctl", ["--socket", path] + arguments)
+    return (result, result.seconds)
 }
 
-@Suite("operators' integrations: node_exporter, login banner, Nagios mode")
+@Suite("operators' integrations: node_exporter, login banner, Nagios mode", .processSlot)
 struct OperatorIntegrationTests {
     @Test("node_exporter's textfile collector reads the metrics file, before and after a status change, without a scrape error")
-    func nodeExporter() throws {
-        let server = try VersionServer(scenario: ["body": goodBody])
+    func nodeExporter() async throws {
+        let server = try await VersionServer(scenario: ["body": goodBody])
         let folder = try TemporaryFolder()
         let textfiles = folder.url.appendingPathComponent("textfiles").path
         try FileManager.default.createDirectory(atPath: textfiles, withIntermediateDirectories: true)
@@ -25,12 +25,12 @@ struct OperatorIntegrationTests {
             daemon: "metrics-file = \"\(textfiles)/ssvc.prom\"",
             apps: appTable("billing", url: server.url("/b")) + "\n" + "[[app]]\nname = \"manual\"\nurl = \"\(server.url("/m"))\"\nschedule = \"never\"\nversion = \"1.0\"\n"
         )
-        #expect(daemon.wait { daemon.app("billing")?["lastSuccess"] != nil }, "\(daemon.log)")
-        let exporter = try NodeExporter(textfiles: textfiles, logFolder: folder)
+        #expect(await daemon.wait { daemon.app("billing")?["lastSuccess"] != nil }, "\(daemon.log)")
+        let exporter = try await NodeExporter(textfiles: textfiles, logFolder: folder)
 
         var metrics = ""
-        #expect(eventually(within: 10) {
-            metrics = (try? exporter.scrape()) ?? ""
+        #expect(await eventually(within: 10) {
+            metrics = (try? await exporter.scrape()) ?? ""
             return metrics.contains(#"ssvc_update_available{app="billing"} 1"#)
         }, "\(metrics)")
         #expect(metrics.contains("node_textfile_scrape_error 0"), "\(exporter.log)")
@@ -52,84 +52,84 @@ struct OperatorIntegrationTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: textfiles) == ["ssvc.prom"], "no temporary left")
 
         try server.set(["body": upToDateBody])
-        #expect(try ssvcctl(daemon, ["check", "billing"]).result.status == 0)
-        #expect(eventually(within: 10) {
-            metrics = (try? exporter.scrape()) ?? ""
+        #expect(try await ssvcctl(daemon, ["check", "billing"]).result.status == 0)
+        #expect(await eventually(within: 10) {
+            metrics = (try? await exporter.scrape()) ?? ""
             return metrics.contains(#"ssvc_status{app="billing",status="up-to-date"} 1"#)
         }, "\(metrics)")
         #expect(metrics.contains(#"ssvc_update_available{app="billing"} 0"#))
         #expect(metrics.contains("node_textfile_scrape_error 0"))
 
-        #expect(daemon.stop() == 0)
+        #expect(await daemon.stop() == 0)
         #expect(!FileManager.default.fileExists(atPath: textfiles + "/ssvc.prom"), "a stopped daemon leaves no figures behind")
     }
 
     @Test("the metrics file is written at changes only: nothing is rewritten while idle")
-    func metricsOnlyOnChange() throws {
-        let server = try VersionServer(scenario: ["body": goodBody])
+    func metricsOnlyOnChange() async throws {
+        let server = try await VersionServer(scenario: ["body": goodBody])
         let daemon = try DaemonProcess(apps: appTable("app", url: server.url("/a")))
         let path = daemon.folder.url.appendingPathComponent("ssvc.prom").path
         // The file is written at start and again when the first check's burst
         // ends, just after the state: wait for the second writing.
-        #expect(daemon.wait {
+        #expect(await daemon.wait {
             daemon.app("app")?["lastSuccess"] != nil
                 && ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "").contains(#"ssvc_update_available{app="app"} 1"#)
         }, "\(daemon.log)")
         let written = try FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date
-        Thread.sleep(forTimeInterval: 2)
+        await pause(2)
         #expect(try FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date == written)
         #expect(try String(contentsOfFile: path, encoding: .utf8).contains(#"ssvc_update_available{app="app"} 1"#))
-        #expect(daemon.stop() == 0)
+        #expect(await daemon.stop() == 0)
     }
 
     @Test("a metrics file that cannot be written is said once and checks go on; a reload to another path moves the file")
-    func metricsPathProblems() throws {
-        let server = try VersionServer(scenario: ["body": goodBody])
+    func metricsPathProblems() async throws {
+        let server = try await VersionServer(scenario: ["body": goodBody])
         let daemon = try DaemonProcess(daemon: "metrics-file = \"missing/ssvc.prom\"", apps: appTable("app", url: server.url("/a")))
-        #expect(daemon.wait { daemon.app("app")?["lastSuccess"] != nil }, "\(daemon.log)")
-        try check(daemon)
-        try check(daemon)
+        #expect(await daemon.wait { daemon.app("app")?["lastSuccess"] != nil }, "\(daemon.log)")
+        try await check(daemon)
+        try await check(daemon)
         #expect(daemon.app("app")?["consecutiveFailures"] as? Int == 0)
         let warnings = daemon.log.components(separatedBy: "cannot write the metrics file: cannot open the folder ").count - 1
         #expect(warnings == 1, "said once, not at every write: \(daemon.log)")
 
         let moved = daemon.folder.url.appendingPathComponent("moved.prom").path
         try FileManager.default.createDirectory(at: daemon.folder.url.appendingPathComponent("missing"), withIntermediateDirectories: true)
-        try check(daemon)
+        try await check(daemon)
         let first = daemon.folder.url.appendingPathComponent("missing/ssvc.prom").path
         #expect(FileManager.default.fileExists(atPath: first))
         #expect(daemon.log.contains("metrics file \(first) written again"), "\(daemon.log)")
         let text = try String(contentsOfFile: daemon.configPath, encoding: .utf8)
         try text.replacingOccurrences(of: "missing/ssvc.prom", with: "moved.prom").write(toFile: daemon.configPath, atomically: true, encoding: .utf8)
-        #expect(try ssvcctl(daemon, ["reload"]).result.status == 0)
+        #expect(try await ssvcctl(daemon, ["reload"]).result.status == 0)
         #expect(FileManager.default.fileExists(atPath: moved))
         #expect(!FileManager.default.fileExists(atPath: first), "the old file goes with the old setting")
-        #expect(daemon.stop() == 0)
+        #expect(await daemon.stop() == 0)
     }
 
     /// `ssvcctl check app`, which the daemon answers after the fetch.
-    private func check(_ daemon: DaemonProcess) throws {
-        #expect(try ssvcctl(daemon, ["check", "app"]).result.status == 10)
+    private func check(_ daemon: DaemonProcess) async throws {
+        await #expect(try ssvcctl(daemon, ["check", "app"]).result.status == 10)
     }
 
     @Test("ssvcctl motd: the apps needing attention; nothing when all is well, and nothing within 1.5 s when the daemon is down or hung")
-    func loginBanner() throws {
-        let down = try ssvcctl(nil, ["motd"])
+    func loginBanner() async throws {
+        let down = try await ssvcctl(nil, ["motd"])
         #expect(down.result.status == 0 && down.result.standardOutput.isEmpty && down.result.standardError.isEmpty)
         #expect(down.seconds < 1.5)
 
-        let server = try VersionServer(scenario: ["body": upToDateBody, "paths": ["/req": ["body": requiredBody], "/avail": ["body": goodBody]]])
+        let server = try await VersionServer(scenario: ["body": upToDateBody, "paths": ["/req": ["body": requiredBody], "/avail": ["body": goodBody]]])
         let calm = try DaemonProcess(apps: appTable("calm", url: server.url("/ok")))
-        #expect(calm.wait { calm.app("calm")?["lastSuccess"] != nil }, "\(calm.log)")
-        let quiet = try ssvcctl(calm, ["motd"])
+        #expect(await calm.wait { calm.app("calm")?["lastSuccess"] != nil }, "\(calm.log)")
+        let quiet = try await ssvcctl(calm, ["motd"])
         #expect(quiet.result.status == 0 && quiet.result.standardOutput.isEmpty, "\(quiet.result.standardOutput)")
-        #expect(calm.stop() == 0)
+        #expect(await calm.stop() == 0)
 
         let daemon = try DaemonProcess(apps: [
             appTable("required", url: server.url("/req")), appTable("available", url: server.url("/avail")), appTable("fine", url: server.url("/ok")),
         ].joined(separator: "\n"))
-        #expect(daemon.wait { ["required", "available", "fine"].allSatisfy { daemon.app($0)?["lastSuccess"] != nil } }, "\(daemon.log)")
-        let banner = try ssvcctl(daemon, ["motd"]).result
+        #expect(await daemon.wait { ["required", "available", "fine"].allSatisfy { daemon.app($0)?["lastSuccess"] != nil } }, "\(daemon.log)")
+        let banner = try await ssvcctl(daemon, ["motd"]).result
         #expect(banner.status == 0)
         #expect(banner.standardOutput == """
             ssvc: version checks that need attention (ssvcctl status for details):
@@ -140,54 +140,54 @@ struct OperatorIntegrationTests {
 
         kill(daemon.process.pid, SIGSTOP)
         defer { kill(daemon.process.pid, SIGCONT) }
-        let hung = try ssvcctl(daemon, ["motd"])
+        let hung = try await ssvcctl(daemon, ["motd"])
         #expect(hung.result.status == 0 && hung.result.standardOutput.isEmpty)
         #expect(hung.seconds < 1.5, "\(hung.seconds) s")
     }
 
     @Test("ssvcctl status --nagios: OK, WARNING, CRITICAL (required, and stale), UNKNOWN (down, no such app)")
-    func nagios() throws {
-        let server = try VersionServer(scenario: ["body": upToDateBody, "paths": ["/req": ["body": requiredBody], "/avail": ["body": goodBody]]])
+    func nagios() async throws {
+        let server = try await VersionServer(scenario: ["body": upToDateBody, "paths": ["/req": ["body": requiredBody], "/avail": ["body": goodBody]]])
         let daemon = try DaemonProcess(apps: [
             appTable("required", url: server.url("/req")), appTable("available", url: server.url("/avail")), appTable("fine", url: server.url("/ok")),
             appTable("also-fine", url: server.url("/ok")),
         ].joined(separator: "\n"))
-        #expect(daemon.wait { ["required", "available", "fine", "also-fine"].allSatisfy { daemon.app($0)?["lastSuccess"] != nil } })
+        #expect(await daemon.wait { ["required", "available", "fine", "also-fine"].allSatisfy { daemon.app($0)?["lastSuccess"] != nil } })
 
-        let ok = try ssvcctl(daemon, ["status", "--nagios", "fine"]).result
+        let ok = try await ssvcctl(daemon, ["status", "--nagios", "fine"]).result
         #expect(ok.status == 0)
         #expect(ok.standardOutput == "SSVC OK - fine up-to-date (1.0 -> 1.0) | 'apps'=1;;;0; 'update_available'=0;;;0; 'update_required'=0;;;0; 'stale'=0;;;0; 'failing'=0;;;0;\n")
-        let warning = try ssvcctl(daemon, ["status", "--nagios", "available"]).result
+        let warning = try await ssvcctl(daemon, ["status", "--nagios", "available"]).result
         #expect(warning.status == 1)
         #expect(warning.standardOutput.hasPrefix("SSVC WARNING - update available: available (1.0 -> 1.1) | 'apps'=1;;;0; 'update_available'=1;;;0;"))
-        let critical = try ssvcctl(daemon, ["status", "--nagios"]).result
+        let critical = try await ssvcctl(daemon, ["status", "--nagios"]).result
         #expect(critical.status == 2)
         #expect(critical.standardOutput.hasPrefix("SSVC CRITICAL - update required: required (1.0 -> 2.0) | 'apps'=4;;;0; 'update_available'=1;;;0; 'update_required'=1;;;0;"), "\(critical.standardOutput)")
-        let missing = try ssvcctl(daemon, ["status", "--nagios", "nope"]).result
+        let missing = try await ssvcctl(daemon, ["status", "--nagios", "nope"]).result
         #expect(missing.status == 3)
         #expect(missing.standardOutput == "SSVC UNKNOWN - no such app: nope\n")
-        #expect(daemon.stop() == 0)
+        #expect(await daemon.stop() == 0)
 
         // Three days without a success on a daily schedule: stale.
         try server.set(["body": upToDateBody, "status": 500])
         try ageState(in: daemon.stateDirectory, by: 3 * 86_400)
         let restarted = try DaemonProcess(apps: appTable("fine", url: server.url("/ok")), folder: daemon.folder)
-        #expect(restarted.wait { (restarted.app("fine")?["consecutiveFailures"] as? Int ?? 0) > 0 }, "\(restarted.log)")
-        let stale = try ssvcctl(restarted, ["status", "--nagios"]).result
+        #expect(await restarted.wait { (restarted.app("fine")?["consecutiveFailures"] as? Int ?? 0) > 0 }, "\(restarted.log)")
+        let stale = try await ssvcctl(restarted, ["status", "--nagios"]).result
         #expect(stale.status == 2)
         #expect(stale.standardOutput.hasPrefix("SSVC CRITICAL - no success for two periods: fine | 'apps'=1;;;0; 'update_available'=0;;;0; 'update_required'=0;;;0; 'stale'=1;;;0; 'failing'=1;;;0;"), "\(stale.standardOutput)")
-        #expect(restarted.stop() == 0)
+        #expect(await restarted.stop() == 0)
 
-        let down = try ssvcctl(nil, ["status", "--nagios"]).result
+        let down = try await ssvcctl(nil, ["status", "--nagios"]).result
         #expect(down.status == 3)
         #expect(down.standardOutput.hasPrefix("SSVC UNKNOWN - cannot ask ssvcd: cannot connect to /nonexistent/ssvc.sock"), "\(down.standardOutput)")
     }
 }
 
-@Suite("operators' integrations: hooks")
+@Suite("operators' integrations: hooks", .processSlot)
 struct HookTests {
     @Test("hooks run in name order on a status change with the SSVC_ environment; failing, slow, hidden and non-executable ones change nothing else")
-    func hooks() throws {
+    func hooks() async throws {
         let folder = try TemporaryFolder()
         let hooks = folder.url.appendingPathComponent("hooks.d").path
         let record = folder.url.appendingPathComponent("recorded").path
@@ -204,9 +204,9 @@ struct HookTests {
         try hook("40-not-executable", "", mode: 0o644)
         try hook(".hidden", "")
 
-        let server = try VersionServer(scenario: ["body": goodBody])
+        let server = try await VersionServer(scenario: ["body": goodBody])
         let daemon = try DaemonProcess(daemon: "hooks-dir = \"hooks.d\"", apps: appTable("app", url: server.url("/a")), folder: folder)
-        #expect(daemon.wait { FileManager.default.fileExists(atPath: record + ".status-changed") }, "\(daemon.log)")
+        #expect(await daemon.wait { FileManager.default.fileExists(atPath: record + ".status-changed") }, "\(daemon.log)")
         let environment = try String(contentsOfFile: record + ".status-changed", encoding: .utf8)
         #expect(environment == """
             SSVC_APP=app
@@ -220,9 +220,9 @@ struct HookTests {
             """, "\(environment)")
 
         // The slow hook holds neither the socket nor checks.
-        let check = try ssvcctl(daemon, ["check", "app"])
+        let check = try await ssvcctl(daemon, ["check", "app"])
         #expect(check.result.status == 10 && check.seconds < 10, "\(check.seconds) s")
-        #expect(daemon.wait(45) { daemon.log.contains("hook 30-slow (app, status-changed) failed: did not finish within 30 s and was killed") }, "\(daemon.log)")
+        #expect(await daemon.wait(45) { daemon.log.contains("hook 30-slow (app, status-changed) failed: did not finish within 30 s and was killed") }, "\(daemon.log)")
 
         let log = daemon.log
         #expect(log.contains("hook 10-record (app): recorded app"), "\(log)")
@@ -234,13 +234,13 @@ struct HookTests {
         // never ran, and the check that changed no status ran none.
         let order = try String(contentsOfFile: record + ".order", encoding: .utf8)
         #expect(order == "10-record\n20-fail\n30-slow\n", "\(order)")
-        #expect(daemon.wait(5) { (try? Executable.run("/usr/bin/pgrep", ["-f", "^\(sleep)$"]).standardOutput.isEmpty) == true },
+        #expect(await daemon.wait(5) { (try? await Executable.run("/usr/bin/pgrep", ["-f", "^\(sleep)$"]).standardOutput.isEmpty) == true },
                 "the slow hook's whole process group is killed")
-        #expect(daemon.stop() == 0)
+        #expect(await daemon.stop() == 0)
     }
 
     @Test("a hook writable by group or others, or owned by another user, is refused and named once; the others run; --check-config names it")
-    func untrustedHooks() throws {
+    func untrustedHooks() async throws {
         let folder = try TemporaryFolder()
         let hooks = folder.url.appendingPathComponent("hooks.d").path
         let order = folder.url.appendingPathComponent("order").path
@@ -251,13 +251,13 @@ struct HookTests {
             try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: path)
         }
         #expect(chown(hooks + "/40-other-owner", 65_534, 65_534) == 0)
-        let server = try VersionServer(scenario: ["body": goodBody])
+        let server = try await VersionServer(scenario: ["body": goodBody])
         let daemon = try DaemonProcess(daemon: "hooks-dir = \"hooks.d\"", apps: appTable("app", url: server.url("/a")), folder: folder)
-        #expect(daemon.wait { (try? String(contentsOfFile: order, encoding: .utf8)) == "10-good\n" }, "\(daemon.log)")
+        #expect(await daemon.wait { (try? String(contentsOfFile: order, encoding: .utf8)) == "10-good\n" }, "\(daemon.log)")
         // A second status change: the good hook again, the refusals not said again.
         try server.set(["body": upToDateBody])
-        #expect(try ssvcctl(daemon, ["check", "app"]).result.status == 0)
-        #expect(daemon.wait { (try? String(contentsOfFile: order, encoding: .utf8)) == "10-good\n10-good\n" }, "\(daemon.log)")
+        #expect(try await ssvcctl(daemon, ["check", "app"]).result.status == 0)
+        #expect(await daemon.wait { (try? String(contentsOfFile: order, encoding: .utf8)) == "10-good\n10-good\n" }, "\(daemon.log)")
         let expected = [
             "hook 20-group-writable refused: \(hooks)/20-group-writable is writable by its group (mode 0775)",
             "hook 30-world-writable refused: \(hooks)/30-world-writable is writable by others (mode 0757)",
@@ -266,7 +266,7 @@ struct HookTests {
         for line in expected {
             #expect(daemon.log.components(separatedBy: line).count == 2, "said once: \(line)\n\(daemon.log)")
         }
-        let checked = try Executable.run("ssvcd", ["--config", daemon.configPath, "--check-config"])
+        let checked = try await Executable.run("ssvcd", ["--config", daemon.configPath, "--check-config"])
         #expect(checked.status == 0)
         for name in ["20-group-writable", "30-world-writable", "40-other-owner"] {
             #expect(checked.standardError.contains("warning: hook \(hooks)/\(name) refused, it will not run: "), "\(checked.standardError)")
@@ -276,16 +276,16 @@ struct HookTests {
         // A folder anyone may write to: no hook of it runs.
         try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: hooks)
         try server.set(["body": goodBody])
-        #expect(try ssvcctl(daemon, ["check", "app"]).result.status == 10)
-        #expect(daemon.wait { daemon.log.contains("hooks in \(hooks) refused: the hooks folder is not safe: \(hooks) is writable by others (mode 0777)") }, "\(daemon.log)")
-        let folderChecked = try Executable.run("ssvcd", ["--config", daemon.configPath, "--check-config"])
+        #expect(try await ssvcctl(daemon, ["check", "app"]).result.status == 10)
+        #expect(await daemon.wait { daemon.log.contains("hooks in \(hooks) refused: the hooks folder is not safe: \(hooks) is writable by others (mode 0777)") }, "\(daemon.log)")
+        let folderChecked = try await Executable.run("ssvcd", ["--config", daemon.configPath, "--check-config"])
         #expect(folderChecked.standardError.contains("warning: hooks in \(hooks) refused: the hooks folder is not safe"), "\(folderChecked.standardError)")
-        #expect(daemon.stop() == 0)
+        #expect(await daemon.stop() == 0)
         #expect(try String(contentsOfFile: order, encoding: .utf8) == "10-good\n10-good\n", "no hook ran from the open folder")
     }
 
     @Test("a Turkcell message shown runs the hooks with SSVC_EVENT=notice and SSVC_MESSAGE")
-    func notice() throws {
+    func notice() async throws {
         let folder = try TemporaryFolder()
         let record = folder.url.appendingPathComponent("notice").path
         try FileManager.default.createDirectory(at: folder.url.appendingPathComponent("hooks.d"), withIntermediateDirectories: true)
@@ -299,13 +299,13 @@ struct HookTests {
             {"packageName":"io.ssvc.test","updates":[],
              "messages":[{"id":"m1","descriptions":{"*":{"title":"Maintenance","message":"Down on Friday."}}}]}
             """#
-        let server = try VersionServer(scenario: ["body": document])
+        let server = try await VersionServer(scenario: ["body": document])
         let daemon = try DaemonProcess(
             daemon: "hooks-dir = \"hooks.d\"",
             apps: appTable("tc", url: server.url("/t"), extra: "format = \"turkcell\"\napp-id = \"io.ssvc.test\""), folder: folder
         )
-        #expect(daemon.wait { (try? String(contentsOfFile: record, encoding: .utf8))?.hasSuffix("\n") == true }, "\(daemon.log)")
+        #expect(await daemon.wait { (try? String(contentsOfFile: record, encoding: .utf8))?.hasSuffix("\n") == true }, "\(daemon.log)")
         #expect(try String(contentsOfFile: record, encoding: .utf8) == "tc|up-to-date|Maintenance: Down on Friday.\n")
-        #expect(daemon.stop() == 0)
+        #expect(await daemon.stop() == 0)
     }
 }

@@ -1,10 +1,11 @@
 import Foundation
+import SSVCTestSupport
 import Testing
 
 /// An app key and the `ssvcctl evaluate` option named after it refuse the
 /// same values in the same words: the configuration loader's message after
 /// `key: ` is evaluate's after `--key: `.
-@Suite("one rule for an app key and its evaluate option")
+@Suite("one rule for an app key and its evaluate option", .processSlot)
 struct SharedAppKeyRulesTests {
     /// A value both programs must refuse. `app` is the app file (in the
     /// apps directory, so the loader names the key bare), `daemon` the
@@ -168,19 +169,19 @@ struct SharedAppKeyRulesTests {
     ]
 
     @Test("ssvcd --check-config and ssvcctl evaluate refuse the value in the same words", arguments: refusals)
-    func sameWords(refusal: Refusal) throws {
+    func sameWords(refusal: Refusal) async throws {
         let folder = try TemporaryFolder()
         try FileManager.default.createDirectory(at: folder.url.appendingPathComponent("apps.d"), withIntermediateDirectories: true)
         _ = try folder.file("apps.d/a.toml", refusal.app)
         let main = try folder.file(
             "ssvcd.toml", "[daemon]\nstate-dir = \"state\"\nsocket = \"c.sock\"\napps-dir = \"apps.d\"\n" + refusal.daemon
         )
-        let loaded = try Executable.run("ssvcd", ["--config", main, "--check-config"])
+        let loaded = try await Executable.run("ssvcd", ["--config", main, "--check-config"])
         #expect(loaded.status == 78, "\(loaded.standardOutput)")
         let named = refusal.daemon.isEmpty ? "a.toml: \(refusal.key): " : "ssvcd.toml: daemon.\(refusal.key): "
         #expect(Self.words(after: named, in: loaded.standardError) == refusal.problem, "\(loaded.standardError)")
 
-        let evaluated = try Executable.run("ssvcctl", ["evaluate", "--response", "-"] + refusal.options, input: Data("{}".utf8))
+        let evaluated = try await Executable.run("ssvcctl", ["evaluate", "--response", "-"] + refusal.options, input: Data("{}".utf8))
         #expect(evaluated.status == 64, "\(evaluated.standardOutput)")
         #expect(Self.words(after: "--\(refusal.key): ", in: evaluated.standardError) == refusal.problem, "\(evaluated.standardError)")
     }

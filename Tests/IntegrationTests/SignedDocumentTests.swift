@@ -1,11 +1,12 @@
 import Foundation
+import SSVCTestSupport
 import SSVCCore
 import Testing
 
 /// `ssvcctl check APP`, which returns once the check is done.
 @discardableResult
-private func check(_ daemon: DaemonProcess, _ app: String) throws -> CommandResult {
-    try Executable.run("ssvcctl", ["--socket", daemon.socketPath, "check", app])
+private func check(_ daemon: DaemonProcess, _ app: String) async throws -> CommandResult {
+    try await Executable.run("ssvcctl", ["--socket", daemon.socketPath, "check", app])
 }
 
 /// An app whose documents must be signed by one of `keys`.
@@ -22,25 +23,25 @@ private func files(_ bodies: [String: String], answers: [String: [String: Any]] 
 }
 
 /// Rewrites the daemon's configuration file with `change` and reloads it.
-private func reconfigure(_ daemon: DaemonProcess, _ change: (String) -> String) throws {
+private func reconfigure(_ daemon: DaemonProcess, _ change: (String) -> String) async throws {
     let text = try String(contentsOfFile: daemon.configPath, encoding: .utf8)
     try change(text).write(toFile: daemon.configPath, atomically: true, encoding: .utf8)
-    let reload = try Executable.run("ssvcctl", ["--socket", daemon.socketPath, "reload"])
+    let reload = try await Executable.run("ssvcctl", ["--socket", daemon.socketPath, "reload"])
     try #require(reload.status == 0, "\(reload.standardError)")
 }
 
 private let newerBody = #"{"SSVCLatestVersionKey":"9.9","SSVCLatestVersionNumber":151584768}"#
 
-@Suite("signed documents: minisign signatures, freshness and rollback")
+@Suite("signed documents: minisign signatures, freshness and rollback", .processSlot)
 struct SignedDocumentTests {
     @Test("documents minisign signed in both modes are accepted, with key and time in the status; an app without keys fetches no signature")
-    func bothModes() throws {
-        let keys = try MinisignKeyPair()
-        let hashed = try keys.sign(goodBody)
-        let legacy = try keys.sign(goodBody, legacy: true)
+    func bothModes() async throws {
+        let keys = try await MinisignKeyPair()
+        let hashed = try await keys.sign(goodBody)
+        let legacy = try await keys.sign(goodBody, legacy: true)
         // "ED" and "Ed" begin "RU" and "RW" in base64: minisign really made one of each.
         #expect(hashed.split(separator: "\n")[1].hasPrefix("RU") && legacy.split(separator: "\n")[1].hasPrefix("RW"))
-        let server = try VersionServer(scenario: files([
+        let server = try await VersionServer(scenario: files([
             "/hashed.json": goodBody, "/hashed.json.minisig": hashed, "/legacy.json": goodBody, "/legacy.json.minisig": legacy,
             "/plain.json": goodBody,
         ]))
@@ -49,9 +50,9 @@ struct SignedDocumentTests {
             signedApp("legacy", server: server, keys: [keys.publicKey]),
             appTable("plain", url: server.url("/plain.json")),
         ].joined(separator: "\n"))
-        #expect(daemon.wait { ["hashed", "legacy", "plain"].allSatisfy { daemon.app($0)?["lastSuccess"] != nil } }, "\(daemon.log)")
+        #expect(await daemon.wait { ["hashed", "legacy", "plain"].allSatisfy { daemon.app($0)?["lastSuccess"] != nil } }, "\(daemon.log)")
 
-        let apps = try daemon.statusByApp()
+        let apps = try await daemon.statusByApp()
         for name in ["hashed", "legacy"] {
             #expect(apps[name]?["signatureKeyId"] as? String == keys.keyID)
             let text = try #require(apps[name]?["signedAt"] as? String, "\(apps[name] ?? [:])")
@@ -62,12 +63,12 @@ struct SignedDocumentTests {
             #expect(daemon.app(name)?["newestSignatureTime"] != nil)
         }
         #expect(apps["plain"]?["signatureKeyId"] == nil && apps["plain"]?["signedAt"] == nil)
-        let table = try Executable.run("ssvcctl", ["--socket", daemon.socketPath, "status"]).standardOutput
+        let table = try await Executable.run("ssvcctl", ["--socket", daemon.socketPath, "status"]).standardOutput
         #expect(table.contains("hashed: signed by key \(keys.keyID) at "), "\(table)")
         let paths = server.requests().compactMap { $0["path"] as? String }
         #expect(paths.filter { $0 == "/hashed.json.minisig" }.count == 1, "\(paths)")
         #expect(!paths.contains("/plain.json.minisig"), "\(paths)")
-        #expect(daemon.stop() == 0)
+        #expect(await daemon.stop() == 0)
     }
 
     /// A way a signature goes wrong after a good one was accepted: what the
@@ -77,26 +78,26 @@ struct SignedDocumentTests {
         let config: String
         /// Given the app's key pair, another pair and the path of the app's
         /// document: the server's new files and answers.
-        let serve: @Sendable (MinisignKeyPair, MinisignKeyPair, String) throws -> (bodies: [String: String], answers: [String: [String: Any]])
+        let serve: @Sendable (MinisignKeyPair, MinisignKeyPair, String) async throws -> (bodies: [String: String], answers: [String: [String: Any]])
         /// Given the two key pairs and the server: the error expected.
         let error: @Sendable (MinisignKeyPair, MinisignKeyPair, VersionServer) -> String
 
         static let all: [Breakage] = [
             Breakage(testDescription: "a tampered document", config: "", serve: { keys, _, path in
-                ([path: newerBody, path + ".minisig": try keys.sign(goodBody)], [:])
+                ([path: newerBody, path + ".minisig": try await keys.sign(goodBody)], [:])
             }, error: { keys, _, _ in "signature rejected: the signature by key \(keys.keyID) does not match the document" }),
             Breakage(testDescription: "a tampered trusted comment", config: "", serve: { keys, _, path in
-                let good = try keys.sign(goodBody)
+                let good = try await keys.sign(goodBody)
                 var lines = good.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
                 lines[2] = "trusted comment: timestamp:\(Int(Date().timeIntervalSince1970) + 86_400 * 365)\tfile:v.json"
                 let forged = lines.joined(separator: "\n")
-                #expect(try !keys.verifies(goodBody, forged), "minisign itself must refuse the forged comment")
+                #expect(try await !keys.verifies(goodBody, forged), "minisign itself must refuse the forged comment")
                 return ([path: goodBody, path + ".minisig": forged], [:])
             }, error: { keys, _, _ in
                 "signature rejected: the global signature by key \(keys.keyID) does not match the trusted comment: it was altered"
             }),
             Breakage(testDescription: "a document signed with a key not configured", config: "", serve: { _, other, path in
-                ([path: newerBody, path + ".minisig": try other.sign(newerBody)], [:])
+                ([path: newerBody, path + ".minisig": try await other.sign(newerBody)], [:])
             }, error: { keys, other, _ in
                 "signature rejected: signed by key \(other.keyID), which is not among public-keys (\(keys.keyID))"
             }),
@@ -113,31 +114,31 @@ struct SignedDocumentTests {
             }),
             Breakage(testDescription: "an expired signature", config: "max-signature-age-days = 30", serve: { keys, _, path in
                 let old = Date().addingTimeInterval(-40 * 86_400)
-                return ([path: goodBody, path + ".minisig": try keys.sign(goodBody, signedAt: old)], [:])
+                return ([path: goodBody, path + ".minisig": try await keys.sign(goodBody, signedAt: old)], [:])
             }, error: { _, _, _ in
                 "signature rejected: signed \(RFC3339.format(Date().addingTimeInterval(-40 * 86_400)).prefix(10)), older than max-signature-age-days 30"
             }),
             Breakage(testDescription: "a rollback to an older signature", config: "", serve: { keys, _, path in
                 let earlier = Date().addingTimeInterval(-7 * 86_400)
-                return ([path: newerBody, path + ".minisig": try keys.sign(newerBody, signedAt: earlier)], [:])
+                return ([path: newerBody, path + ".minisig": try await keys.sign(newerBody, signedAt: earlier)], [:])
             }, error: { _, _, _ in "refused as a rollback" }),
         ]
     }
 
     @Test("each bad signature fails the check with its reason and the signatureRejected kind; the last good result is kept", arguments: Breakage.all)
-    func breakage(_ breakage: Breakage) throws {
-        let keys = try MinisignKeyPair()
-        let other = try MinisignKeyPair()
-        let server = try VersionServer(scenario: files(["/app.json": goodBody, "/app.json.minisig": try keys.sign(goodBody)]))
+    func breakage(_ breakage: Breakage) async throws {
+        let keys = try await MinisignKeyPair()
+        let other = try await MinisignKeyPair()
+        let server = try await VersionServer(scenario: files(["/app.json": goodBody, "/app.json.minisig": try keys.sign(goodBody)]))
         let daemon = try DaemonProcess(apps: signedApp("app", server: server, keys: [keys.publicKey], extra: breakage.config))
-        #expect(daemon.wait { daemon.app("app")?["lastSuccess"] != nil }, "\(daemon.log)")
-        let before = try #require(try daemon.statusByApp()["app"])
+        #expect(await daemon.wait { daemon.app("app")?["lastSuccess"] != nil }, "\(daemon.log)")
+        let before = try #require(try await daemon.statusByApp()["app"])
 
-        let served = try breakage.serve(keys, other, "/app.json")
+        let served = try await breakage.serve(keys, other, "/app.json")
         try server.set(files(served.bodies, answers: served.answers))
-        try check(daemon, "app")
+        try await check(daemon, "app")
         let expected = breakage.error(keys, other, server)
-        let after = try #require(try daemon.statusByApp()["app"])
+        let after = try #require(try await daemon.statusByApp()["app"])
         #expect((after["lastError"] as? String)?.contains(expected) == true, "\(after["lastError"] ?? "none") does not hold \(expected)")
         #expect(after["consecutiveFailures"] as? Int == 1)
         #expect(after["latestVersion"] as? String == "1.1", "the last good result is kept")
@@ -145,15 +146,15 @@ struct SignedDocumentTests {
         #expect(after["signatureKeyId"] as? String == keys.keyID)
         #expect(daemon.app("app")?["response"] as? String == goodBody)
         #expect(daemon.lines(for: "app").contains { $0.contains("MESSAGE_ID=\(MessageID.signatureRejected.rawValue)") }, "\(daemon.log)")
-        #expect(daemon.stop() == 0)
+        #expect(await daemon.stop() == 0)
     }
 
     @Test("the bearer token goes with the signature on the document's host, and not to a signature-url elsewhere")
-    func tokenStaysHome() throws {
-        let keys = try MinisignKeyPair()
-        let signature = try keys.sign(goodBody)
-        let server = try VersionServer(scenario: files(["/home.json": goodBody, "/home.json.minisig": signature, "/away.json": goodBody]))
-        let elsewhere = try VersionServer(scenario: files(["/away.json.minisig": signature]))
+    func tokenStaysHome() async throws {
+        let keys = try await MinisignKeyPair()
+        let signature = try await keys.sign(goodBody)
+        let server = try await VersionServer(scenario: files(["/home.json": goodBody, "/home.json.minisig": signature, "/away.json": goodBody]))
+        let elsewhere = try await VersionServer(scenario: files(["/away.json.minisig": signature]))
         let folder = try TemporaryFolder()
         let token = "sig-token-\(UUID().uuidString.prefix(8))"
         let tokenFile = try folder.file("token", token + "\n")
@@ -165,7 +166,7 @@ struct SignedDocumentTests {
                 """),
         ]
         let daemon = try DaemonProcess(apps: apps.joined(separator: "\n"))
-        #expect(daemon.wait { ["home", "away"].allSatisfy { daemon.app($0)?["lastSuccess"] != nil } }, "\(daemon.log)")
+        #expect(await daemon.wait { ["home", "away"].allSatisfy { daemon.app($0)?["lastSuccess"] != nil } }, "\(daemon.log)")
         func authorization(_ server: VersionServer, _ path: String) -> String? {
             let request = server.requests().last { $0["path"] as? String == path }
             return (request?["headers"] as? [String: String])?["Authorization"]
@@ -174,131 +175,131 @@ struct SignedDocumentTests {
         #expect(authorization(server, "/away.json") == "Bearer \(token)")
         #expect(elsewhere.requests().count == 1)
         #expect(authorization(elsewhere, "/away.json.minisig") == nil, "the token went to another host")
-        #expect(daemon.stop() == 0)
+        #expect(await daemon.stop() == 0)
     }
 
     @Test("rotation: documents signed by either of two keys are accepted; once the old key is removed, its signatures are refused")
-    func rotation() throws {
-        let old = try MinisignKeyPair()
-        let new = try MinisignKeyPair()
-        let server = try VersionServer(scenario: files(["/app.json": goodBody, "/app.json.minisig": try old.sign(goodBody)]))
+    func rotation() async throws {
+        let old = try await MinisignKeyPair()
+        let new = try await MinisignKeyPair()
+        let server = try await VersionServer(scenario: files(["/app.json": goodBody, "/app.json.minisig": try old.sign(goodBody)]))
         let daemon = try DaemonProcess(apps: signedApp("app", server: server, keys: [old.publicKey]))
-        #expect(daemon.wait { daemon.app("app")?["lastSuccess"] != nil }, "\(daemon.log)")
+        #expect(await daemon.wait { daemon.app("app")?["lastSuccess"] != nil }, "\(daemon.log)")
 
-        try reconfigure(daemon) { $0.replacingOccurrences(of: "\"\(old.publicKey)\"", with: "\"\(old.publicKey)\", \"\(new.publicKey)\"") }
-        try server.set(files(["/app.json": newerBody, "/app.json.minisig": try new.sign(newerBody)]))
-        try check(daemon, "app")
-        var app = try #require(try daemon.statusByApp()["app"])
+        try await reconfigure(daemon) { $0.replacingOccurrences(of: "\"\(old.publicKey)\"", with: "\"\(old.publicKey)\", \"\(new.publicKey)\"") }
+        try await server.set(files(["/app.json": newerBody, "/app.json.minisig": try new.sign(newerBody)]))
+        try await check(daemon, "app")
+        var app = try #require(try await daemon.statusByApp()["app"])
         #expect(app["signatureKeyId"] as? String == new.keyID, "\(app)")
         #expect(app["latestVersion"] as? String == "9.9")
 
-        try reconfigure(daemon) { $0.replacingOccurrences(of: "\"\(old.publicKey)\", ", with: "") }
-        try server.set(files(["/app.json": goodBody, "/app.json.minisig": try old.sign(goodBody)]))
-        try check(daemon, "app")
-        app = try #require(try daemon.statusByApp()["app"])
+        try await reconfigure(daemon) { $0.replacingOccurrences(of: "\"\(old.publicKey)\", ", with: "") }
+        try await server.set(files(["/app.json": goodBody, "/app.json.minisig": try old.sign(goodBody)]))
+        try await check(daemon, "app")
+        app = try #require(try await daemon.statusByApp()["app"])
         #expect(app["lastError"] as? String == "signature rejected: signed by key \(old.keyID), which is not among public-keys (\(new.keyID))")
         #expect(app["latestVersion"] as? String == "9.9")
-        #expect(daemon.stop() == 0)
+        #expect(await daemon.stop() == 0)
     }
 
     @Test("304: the stored document and its verified signature are reused; a document signed again is seen, and a rollback still refused")
-    func notModified() throws {
-        let keys = try MinisignKeyPair()
+    func notModified() async throws {
+        let keys = try await MinisignKeyPair()
         let first = Date().addingTimeInterval(-3_600)
-        let server = try VersionServer(scenario: files(
+        let server = try await VersionServer(scenario: files(
             ["/app.json": goodBody, "/app.json.minisig": try keys.sign(goodBody, signedAt: first)],
             answers: ["/app.json": ["etag": "\"d1\""], "/app.json.minisig": ["etag": "\"s1\""]]
         ))
         let daemon = try DaemonProcess(apps: signedApp("app", server: server, keys: [keys.publicKey]))
-        #expect(daemon.wait { daemon.app("app")?["lastSuccess"] != nil }, "\(daemon.log)")
-        let accepted = try #require(try daemon.statusByApp()["app"]?["signedAt"] as? String)
+        #expect(await daemon.wait { daemon.app("app")?["lastSuccess"] != nil }, "\(daemon.log)")
+        let accepted = try #require(try await daemon.statusByApp()["app"]?["signedAt"] as? String)
         #expect(accepted == RFC3339.format(Date(timeIntervalSince1970: first.timeIntervalSince1970.rounded(.down))))
 
-        try check(daemon, "app")
+        try await check(daemon, "app")
         let requests = server.requests()
         let conditional = requests.suffix(2).map { ($0["path"] as? String ?? "", ($0["headers"] as? [String: String])?["If-None-Match"]) }
         #expect(conditional.map(\.0) == ["/app.json", "/app.json.minisig"], "\(requests)")
         #expect(conditional.map(\.1) == ["\"d1\"", "\"s1\""], "both asked for conditionally: \(conditional)")
-        var app = try #require(try daemon.statusByApp()["app"])
+        var app = try #require(try await daemon.statusByApp()["app"])
         #expect(app["consecutiveFailures"] as? Int == 0, "\(app)")
         #expect(app["signedAt"] as? String == accepted)
 
         // Signed again, the document unchanged: its 304 does not hide the new signature.
         let again = Date().addingTimeInterval(-60)
-        try server.set(files(
+        try await server.set(files(
             ["/app.json": goodBody, "/app.json.minisig": try keys.sign(goodBody, signedAt: again)],
             answers: ["/app.json": ["etag": "\"d1\""], "/app.json.minisig": ["etag": "\"s2\""]]
         ))
-        try check(daemon, "app")
-        app = try #require(try daemon.statusByApp()["app"])
+        try await check(daemon, "app")
+        app = try #require(try await daemon.statusByApp()["app"])
         #expect(app["signedAt"] as? String == RFC3339.format(Date(timeIntervalSince1970: again.timeIntervalSince1970.rounded(.down))), "\(app)")
 
-        try server.set(files(
+        try await server.set(files(
             ["/app.json": goodBody, "/app.json.minisig": try keys.sign(goodBody, signedAt: first)],
             answers: ["/app.json": ["etag": "\"d1\""], "/app.json.minisig": ["etag": "\"s3\""]]
         ))
-        try check(daemon, "app")
-        app = try #require(try daemon.statusByApp()["app"])
+        try await check(daemon, "app")
+        app = try #require(try await daemon.statusByApp()["app"])
         #expect((app["lastError"] as? String)?.hasSuffix("refused as a rollback") == true, "\(app)")
-        #expect(daemon.stop() == 0)
+        #expect(await daemon.stop() == 0)
     }
 
     @Test("the newest signature time survives a restart: an older signature is still a rollback")
-    func rollbackAfterRestart() throws {
-        let keys = try MinisignKeyPair()
-        let server = try VersionServer(scenario: files(["/app.json": newerBody, "/app.json.minisig": try keys.sign(newerBody)]))
+    func rollbackAfterRestart() async throws {
+        let keys = try await MinisignKeyPair()
+        let server = try await VersionServer(scenario: files(["/app.json": newerBody, "/app.json.minisig": try keys.sign(newerBody)]))
         let apps = signedApp("app", server: server, keys: [keys.publicKey])
         let daemon = try DaemonProcess(apps: apps)
-        #expect(daemon.wait { daemon.app("app")?["lastSuccess"] != nil }, "\(daemon.log)")
-        #expect(daemon.stop() == 0)
+        #expect(await daemon.wait { daemon.app("app")?["lastSuccess"] != nil }, "\(daemon.log)")
+        #expect(await daemon.stop() == 0)
 
         let earlier = Date().addingTimeInterval(-86_400)
-        try server.set(files(["/app.json": goodBody, "/app.json.minisig": try keys.sign(goodBody, signedAt: earlier)]))
+        try await server.set(files(["/app.json": goodBody, "/app.json.minisig": try keys.sign(goodBody, signedAt: earlier)]))
         let restarted = try DaemonProcess(apps: apps, folder: daemon.folder)
-        #expect(restarted.wait { FileManager.default.fileExists(atPath: restarted.socketPath) })
-        try check(restarted, "app")
-        let app = try #require(try restarted.statusByApp()["app"])
+        #expect(await restarted.wait { FileManager.default.fileExists(atPath: restarted.socketPath) })
+        try await check(restarted, "app")
+        let app = try #require(try await restarted.statusByApp()["app"])
         #expect((app["lastError"] as? String)?.hasSuffix("refused as a rollback") == true, "\(app)")
         #expect(app["latestVersion"] as? String == "9.9")
-        #expect(restarted.stop() == 0)
+        #expect(await restarted.stop() == 0)
     }
 
     @Test("a signature older than max-signature-age-days makes the status stale at once, and the next check fails as expired")
-    func expiryMakesStale() throws {
-        let keys = try MinisignKeyPair()
+    func expiryMakesStale() async throws {
+        let keys = try await MinisignKeyPair()
         let signedAt = Date().addingTimeInterval(-20 * 86_400)
-        let server = try VersionServer(scenario: files(["/app.json": goodBody, "/app.json.minisig": try keys.sign(goodBody, signedAt: signedAt)]))
+        let server = try await VersionServer(scenario: files(["/app.json": goodBody, "/app.json.minisig": try keys.sign(goodBody, signedAt: signedAt)]))
         let daemon = try DaemonProcess(apps: signedApp("app", server: server, keys: [keys.publicKey], extra: "max-signature-age-days = 30"))
-        #expect(daemon.wait { daemon.app("app")?["lastSuccess"] != nil }, "\(daemon.log)")
-        #expect(try daemon.statusByApp()["app"]?["stale"] as? Bool == false)
+        #expect(await daemon.wait { daemon.app("app")?["lastSuccess"] != nil }, "\(daemon.log)")
+        #expect(try await daemon.statusByApp()["app"]?["stale"] as? Bool == false)
 
-        try reconfigure(daemon) { $0.replacingOccurrences(of: "max-signature-age-days = 30", with: "max-signature-age-days = 10") }
-        #expect(try daemon.statusByApp()["app"]?["stale"] as? Bool == true, "stale without a check")
-        let table = try Executable.run("ssvcctl", ["--socket", daemon.socketPath, "status"]).standardOutput
+        try await reconfigure(daemon) { $0.replacingOccurrences(of: "max-signature-age-days = 30", with: "max-signature-age-days = 10") }
+        #expect(try await daemon.statusByApp()["app"]?["stale"] as? Bool == true, "stale without a check")
+        let table = try await Executable.run("ssvcctl", ["--socket", daemon.socketPath, "status"]).standardOutput
         #expect(table.contains("update-available (stale)"), "\(table)")
 
-        try check(daemon, "app")
-        let app = try #require(try daemon.statusByApp()["app"])
+        try await check(daemon, "app")
+        let app = try #require(try await daemon.statusByApp()["app"])
         #expect(app["lastError"] as? String == "signature rejected: signed \(RFC3339.format(signedAt).prefix(10)), older than max-signature-age-days 10")
         #expect(app["stale"] as? Bool == true)
         #expect(app["latestVersion"] as? String == "1.1")
-        #expect(daemon.stop() == 0)
+        #expect(await daemon.stop() == 0)
     }
 }
 
-@Suite("signed documents: the journal", .serialized, JournalTrait())
+@Suite("signed documents: the journal", .processSlot, .serialized, JournalTrait())
 struct SignedDocumentJournalTests {
     @Test("a signed check's entry carries SSVC_KEY_ID and SSVC_SIGNED_AT; a rejected signature has its own MESSAGE_ID")
-    func fields() throws {
-        let keys = try MinisignKeyPair()
+    func fields() async throws {
+        let keys = try await MinisignKeyPair()
         let name = "signed-\(UUID().uuidString.prefix(8).lowercased())"
-        let server = try VersionServer(scenario: files(["/\(name).json": goodBody, "/\(name).json.minisig": try keys.sign(goodBody)]))
+        let server = try await VersionServer(scenario: files(["/\(name).json": goodBody, "/\(name).json.minisig": try keys.sign(goodBody)]))
         let daemon = try DaemonProcess(apps: signedApp(name, server: server, keys: [keys.publicKey]), arguments: ["--log-target", "journal"])
-        #expect(daemon.wait { daemon.app(name)?["lastSuccess"] != nil })
+        #expect(await daemon.wait { daemon.app(name)?["lastSuccess"] != nil })
         try server.set(files(["/\(name).json": goodBody], answers: ["/\(name).json.minisig": ["status": 404]]))
-        try check(daemon, name)
+        try await check(daemon, name)
 
-        let entries = journalEntries(app: name, atLeast: 2)
+        let entries = await journalEntries(app: name, atLeast: 2)
         try #require(entries.count >= 2, "journal entries for \(name): \(entries)")
         let accepted = entries[0]
         #expect(accepted["MESSAGE_ID"] as? String == MessageID.updateAvailable.rawValue)
@@ -309,6 +310,6 @@ struct SignedDocumentJournalTests {
         #expect(rejected["MESSAGE_ID"] as? String == MessageID.signatureRejected.rawValue)
         #expect((rejected["SSVC_ERROR"] as? String)?.hasSuffix(".json.minisig: HTTP 404 Not Found") == true, "\(rejected)")
         #expect(rejected["PRIORITY"] as? String == "4")
-        #expect(daemon.stop() == 0)
+        #expect(await daemon.stop() == 0)
     }
 }

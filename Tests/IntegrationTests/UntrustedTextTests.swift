@@ -1,9 +1,10 @@
 import Foundation
+import SSVCTestSupport
 import SSVCCore
 import Testing
 
 /// A version server's text, as the built daemon and client show it.
-@Suite("untrusted text: no terminal injection, no forged monitoring")
+@Suite("untrusted text: no terminal injection, no forged monitoring", .processSlot)
 struct UntrustedTextTests {
     /// The characters a terminal must never get raw from a server: every
     /// control and bidirectional character but the line breaks ssvcctl
@@ -19,39 +20,39 @@ struct UntrustedTextTests {
     }
 
     @Test("a version key carrying escapes and a forged line is refused naming the key; status, check and motd print no control character")
-    func hostileVersion() throws {
+    func hostileVersion() async throws {
         let hostile = #"{"SSVCLatestVersionKey": "2.0\u001b[2J\u001b]0;PWNED\u0007\r\nSSVC OK - all 3 apps up to date\u202e\u0000x"}"#
-        let server = try VersionServer(scenario: ["body": goodBody])
+        let server = try await VersionServer(scenario: ["body": goodBody])
         let daemon = try DaemonProcess(apps: appTable("demo", url: server.url("/ssvc")))
-        #expect(daemon.wait { daemon.app("demo")?["lastSuccess"] != nil })
+        #expect(await daemon.wait { daemon.app("demo")?["lastSuccess"] != nil })
         try server.set(["body": hostile])
-        let check = try Executable.run("ssvcctl", ["--socket", daemon.socketPath, "check", "--timeout", "10"])
+        let check = try await Executable.run("ssvcctl", ["--socket", daemon.socketPath, "check", "--timeout", "10"])
         #expect(check.standardOutput.contains("SSVCLatestVersionKey: not a version string: holds the control character U+001B"), "\(check.standardOutput)")
         for arguments in [["status"], ["check"], ["motd"], ["status", "--nagios"]] {
-            let result = try Executable.run("ssvcctl", ["--socket", daemon.socketPath] + arguments + (arguments == ["motd"] ? [] : ["--timeout", "10"]))
+            let result = try await Executable.run("ssvcctl", ["--socket", daemon.socketPath] + arguments + (arguments == ["motd"] ? [] : ["--timeout", "10"]))
             #expect(rawControls(result.standardOutput + result.standardError).isEmpty, "\(arguments): \(result.standardOutput)")
             #expect(!result.standardOutput.contains("PWNED") || result.standardOutput.contains("\\x1b]0;PWNED"))
         }
         #expect(rawControls(daemon.log).isEmpty, "the stderr log escapes too")
-        #expect(daemon.stop() == 0)
+        #expect(await daemon.stop() == 0)
     }
 
     @Test("text quoted in errors and descriptions is escaped for people and kept exact in --json")
-    func quotedText() throws {
-        let server = try VersionServer(scenario: ["body": #"{"packageName": "other\u001b[2J\u202e"}"#])
+    func quotedText() async throws {
+        let server = try await VersionServer(scenario: ["body": #"{"packageName": "other\u001b[2J\u202e"}"#])
         let daemon = try DaemonProcess(apps: appTable("t", url: server.url("/t"), extra: "format = \"turkcell\"\napp-id = \"t\""))
-        #expect(daemon.wait { daemon.app("t")?["lastError"] != nil }, "\(daemon.log)")
-        let human = try Executable.run("ssvcctl", ["--socket", daemon.socketPath, "status", "--timeout", "10"])
+        #expect(await daemon.wait { daemon.app("t")?["lastError"] != nil }, "\(daemon.log)")
+        let human = try await Executable.run("ssvcctl", ["--socket", daemon.socketPath, "status", "--timeout", "10"])
         #expect(human.standardOutput.contains(#"packageName 'other\x1b[2J\u{202E}' does not match app-id 't'"#), "\(human.standardOutput)")
         #expect(rawControls(human.standardOutput).isEmpty)
-        let json = try Executable.run("ssvcctl", ["--socket", daemon.socketPath, "status", "--json", "--timeout", "10"])
+        let json = try await Executable.run("ssvcctl", ["--socket", daemon.socketPath, "status", "--json", "--timeout", "10"])
         let apps = try #require(try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any])["apps"] as? [[String: Any]]
         #expect((apps?.first?["lastError"] as? String)?.contains("other\u{1B}[2J\u{202E}") == true, "--json keeps the exact text")
-        #expect(daemon.stop() == 0)
+        #expect(await daemon.stop() == 0)
 
         let folder = try TemporaryFolder()
         let document = try folder.file("t.json", #"{"packageName":"t","updates":[{"targetPackageUrl":"https://x\u0007","descriptions":{"*":{"message":"Hi\u001b]52;c;cGF3bmVk\u0007","whatIsNew":"a\nb"}}}]}"#)
-        let evaluated = try Executable.run("ssvcctl", ["evaluate", "--format", "turkcell", "--app-id", "t", "--response", document, "--version", "1.0"])
+        let evaluated = try await Executable.run("ssvcctl", ["evaluate", "--format", "turkcell", "--app-id", "t", "--response", document, "--version", "1.0"])
         #expect(evaluated.status == 10)
         #expect(evaluated.standardOutput.contains(#"Hi\x1b]52;c;cGF3bmVk\x07"#), "\(evaluated.standardOutput)")
         #expect(evaluated.standardOutput.contains(#"a\nb"#))
@@ -59,39 +60,39 @@ struct UntrustedTextTests {
     }
 
     @Test("an App Store version holding '|' cannot forge Nagios performance data")
-    func nagiosPipe() throws {
+    func nagiosPipe() async throws {
         let folder = try TemporaryFolder()
         let lookup = try folder.file("lookup.json", #"{"resultCount":1,"results":[{"version":"2.0) | 'apps'=3;;;0; 'update_available'=0;"}]}"#)
         let daemon = try DaemonProcess(apps: appTable("store", url: "file://" + lookup, extra: "format = \"itunes\""), folder: folder)
-        #expect(daemon.wait { daemon.app("store")?["lastSuccess"] != nil }, "\(daemon.log)")
-        let nagios = try Executable.run("ssvcctl", ["--socket", daemon.socketPath, "status", "--nagios", "--timeout", "10"])
+        #expect(await daemon.wait { daemon.app("store")?["lastSuccess"] != nil }, "\(daemon.log)")
+        let nagios = try await Executable.run("ssvcctl", ["--socket", daemon.socketPath, "status", "--nagios", "--timeout", "10"])
         #expect(nagios.status == 1)
         let lines = nagios.standardOutput.split(separator: "\n")
         #expect(lines.count == 1, "\(nagios.standardOutput)")
         #expect(lines.first?.filter { $0 == "|" }.count == 1, "only the plugin's own separator: \(nagios.standardOutput)")
         #expect(nagios.standardOutput.contains(#"2.0) \x7c 'apps'=3;;;0; 'update_available'=0;"#))
-        #expect(daemon.stop() == 0)
+        #expect(await daemon.stop() == 0)
     }
 
     @Test("a URL's password is shown to nobody: status, --json and the journal field say ***")
-    func urlPassword() throws {
+    func urlPassword() async throws {
         let folder = try TemporaryFolder()
         let daemon = try DaemonProcess(apps: appTable("p", url: "http://alice:s3cret@127.0.0.1:9/v.json"), folder: folder)
-        #expect(daemon.wait { daemon.app("p")?["lastCheck"] != nil })
+        #expect(await daemon.wait { daemon.app("p")?["lastCheck"] != nil })
         for arguments in [["status"], ["status", "--json"]] {
-            let result = try Executable.run("ssvcctl", ["--socket", daemon.socketPath] + arguments + ["--timeout", "10"])
+            let result = try await Executable.run("ssvcctl", ["--socket", daemon.socketPath] + arguments + ["--timeout", "10"])
             #expect(!result.standardOutput.contains("s3cret"), "\(result.standardOutput)")
         }
-        let json = try Executable.run("ssvcctl", ["--socket", daemon.socketPath, "status", "--json", "--timeout", "10"])
+        let json = try await Executable.run("ssvcctl", ["--socket", daemon.socketPath, "status", "--json", "--timeout", "10"])
         #expect(json.standardOutput.contains(#"http:\/\/***@127.0.0.1:9\/v.json"#) || json.standardOutput.contains("http://***@127.0.0.1:9/v.json"))
         #expect(!daemon.log.contains("s3cret"), "SSVC_URL hides it too")
         #expect(daemon.log.contains("SSVC_URL=http://***@127.0.0.1:9/v.json"))
-        #expect(daemon.stop() == 0)
+        #expect(await daemon.stop() == 0)
     }
 
     @Test("user information of every URL is masked: a token as user name, a signature URL's password, a proxy's user")
-    func urlUserInformation() throws {
-        let server = try VersionServer(scenario: ["body": goodBody])
+    func urlUserInformation() async throws {
+        let server = try await VersionServer(scenario: ["body": goodBody])
         let folder = try TemporaryFolder()
         let port = try #require(URL(string: server.url("/v"))?.port)
         let apps = appTable("token", url: "http://ghpTOKEN42@127.0.0.1:\(port)/v")
@@ -101,31 +102,31 @@ struct UntrustedTextTests {
             """)
             + "\n" + appTable("proxied", url: "http://127.0.0.1:9/p", extra: #"proxy = "http://proxyUSER@127.0.0.1:9""#)
         let daemon = try DaemonProcess(apps: apps, folder: folder)
-        #expect(daemon.wait { ["token", "signed", "proxied"].allSatisfy { daemon.app($0)?["lastCheck"] != nil } }, "\(daemon.log)")
+        #expect(await daemon.wait { ["token", "signed", "proxied"].allSatisfy { daemon.app($0)?["lastCheck"] != nil } }, "\(daemon.log)")
         let secrets = ["ghpTOKEN42", "sigSECRET", "bob", "proxyUSER"]
-        let status = try Executable.run("ssvcctl", ["--socket", daemon.socketPath, "status", "--timeout", "10"])
-        let json = try Executable.run("ssvcctl", ["--socket", daemon.socketPath, "status", "--json", "--timeout", "10"])
-        let checkConfig = try Executable.run("ssvcd", ["--config", daemon.configPath, "--check-config"])
+        let status = try await Executable.run("ssvcctl", ["--socket", daemon.socketPath, "status", "--timeout", "10"])
+        let json = try await Executable.run("ssvcctl", ["--socket", daemon.socketPath, "status", "--json", "--timeout", "10"])
+        let checkConfig = try await Executable.run("ssvcd", ["--config", daemon.configPath, "--check-config"])
         for (name, text) in [("status", status.standardOutput), ("--json", json.standardOutput), ("log", daemon.log), ("--check-config", checkConfig.standardOutput)] {
             for secret in secrets { #expect(!text.contains(secret), "\(name) shows \(secret): \(text)") }
         }
-        let byApp = try daemon.statusByApp()
+        let byApp = try await daemon.statusByApp()
         #expect(byApp["token"]?["url"] as? String == "http://***@127.0.0.1:\(port)/v")
         #expect((byApp["signed"]?["lastError"] as? String)?.hasPrefix("signature http://***@127.0.0.1:9/s.minisig: ") == true, "\(byApp["signed"] ?? [:])")
         #expect(byApp["proxied"]?["proxy"] as? String == "http://***@127.0.0.1:9")
-        #expect(daemon.stop() == 0)
+        #expect(await daemon.stop() == 0)
     }
 
     @Test("a reload refused for a file holding escapes and bidirectional characters: ssvcctl shows them escaped (found by attacking the loader)")
-    func refusedReloadEscaped() throws {
+    func refusedReloadEscaped() async throws {
         let folder = try TemporaryFolder()
         let daemon = try DaemonProcess(apps: appTable("kept", url: "file://" + (try folder.file("r.json", goodBody))), folder: folder)
-        #expect(daemon.wait { daemon.app("kept")?["lastSuccess"] != nil })
+        #expect(await daemon.wait { daemon.app("kept")?["lastSuccess"] != nil })
         _ = try folder.file("apps.d/x.toml", "url = \"file:///x\"\nversion = \"1.0\"\nschedule = \"\\u001b]0;PWNED\\u0007\\u001b[2J\\u202e\"\n")
-        let reload = try Executable.run("ssvcctl", ["--socket", daemon.socketPath, "reload", "--timeout", "10"])
+        let reload = try await Executable.run("ssvcctl", ["--socket", daemon.socketPath, "reload", "--timeout", "10"])
         #expect(reload.status == 1)
         #expect(reload.standardError.contains("\\x1b]0;PWNED\\x07\\x1b[2J\\u{202E}"), "\(reload.standardError)")
         #expect(rawControls(reload.standardError).isEmpty, "\(reload.standardError)")
-        #expect(daemon.stop() == 0)
+        #expect(await daemon.stop() == 0)
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import SSVCArchive
 import SSVCCore
+import SSVCTestSupport
 import Testing
 
 /// OSV records from files, as the daemon reads its mirrors: the hostile
@@ -34,21 +35,17 @@ struct AdvisoryFilesTests {
     }
 
     @Test("100,000 records for one package in an export: read in bounded memory, 256 listed, every one counted")
-    func manyRecords() throws {
+    func manyRecords() async throws {
         let folder = try folder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let zip = folder.appendingPathComponent("all.zip").path
-        let made = Process()
-        made.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        made.arguments = ["python3", "-c", """
+        let made = try await Command.run(["/usr/bin/env", "python3", "-c", """
             import sys, zipfile
             with zipfile.ZipFile(sys.argv[1], "w", zipfile.ZIP_DEFLATED) as z:
                 for n in range(100000):
                     z.writestr("R-%d.json" % n, '{"id":"R-%d","modified":"x","affected":[{"package":{"ecosystem":"PyPI","name":"p"},"versions":["1.0"]}]}' % n)
-            """, zip]
-        try made.run()
-        made.waitUntilExit()
-        try #require(made.terminationStatus == 0)
+            """, zip])
+        try #require(made.status == 0, "\(made.standardError)")
         var evaluator = try AdvisoryEvaluator(ecosystem: "PyPI", package: "p", version: "1.0")
         try AdvisoryFiles.read(path: zip, into: &evaluator, limits: AdvisoryFiles.Limits(totalBytes: 512 << 20))
         #expect(evaluator.recordsRead == 100_000)

@@ -1,11 +1,12 @@
 import Foundation
 import SSVCArchive
+import SSVCTestSupport
 import Testing
 
 /// Makes the fixtures for the suite and removes them after its last test.
 struct ZipFixturesTrait: SuiteTrait, TestScoping {
     func provideScope(for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void) async throws {
-        let folder = try ZipFixtures.make()
+        let folder = try await ZipFixtures.make()
         defer { ZipFixtures.remove(folder) }
         try await function()
     }
@@ -31,7 +32,7 @@ enum ZipFixtures {
 
     private static let made = Made()
 
-    static func make() throws -> String {
+    static func make() async throws -> String {
         let temporary = FileManager.default.temporaryDirectory
         let folder = temporary.appendingPathComponent("ssvc-zip-\(getpid())").path
         for name in (try? FileManager.default.contentsOfDirectory(atPath: temporary.path)) ?? [] where name.hasPrefix("ssvc-zip-") {
@@ -41,19 +42,11 @@ enum ZipFixtures {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("Fixtures/zip_fixtures.py").path
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script, folder]
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        let message = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw Failure(description: "zip_fixtures.py failed: \(String(decoding: message, as: UTF8.self))")
+        let made = try await Command.run(["/usr/bin/env", "python3", script, folder])
+        guard made.status == 0 else {
+            throw Failure(description: "zip_fixtures.py failed: \(made.standardError)")
         }
-        made.lock.withLock { made.folder = folder }
+        Self.made.lock.withLock { Self.made.folder = folder }
         return folder
     }
 

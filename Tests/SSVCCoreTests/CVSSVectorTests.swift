@@ -1,4 +1,5 @@
 import Foundation
+import SSVCTestSupport
 import Testing
 @testable import SSVCCore
 
@@ -167,9 +168,9 @@ struct CVSSVectorTests {
     /// both versions and random full and mutated vectors: the same scores,
     /// the same ratings, and the same vectors refused.
     @Test("every base vector, and random full and broken ones, as the cvss package scores them",
-          .enabled(if: CVSSOracle.isAvailable || CVSSOracle.inCI, "the Python package cvss is missing (make test-deps)"))
-    func agreesWithOracle() throws {
-        let lines = try CVSSOracle.run(count: 3000, seed: 20_260_501)
+          .enabled("the Python package cvss is missing (make test-deps)") { if CVSSOracle.inCI { return true }; return await CVSSOracle.isAvailable() })
+    func agreesWithOracle() async throws {
+        let lines = try await CVSSOracle.run(count: 3000, seed: 20_260_501)
         var compared = 0
         var refused = 0
         var failures: [String] = []
@@ -206,30 +207,19 @@ enum CVSSOracle {
         .appendingPathComponent("Fixtures/cvss3_oracle.py").path
 
     /// Whether python3 has the `cvss` package.
-    static let isAvailable: Bool = (try? python(["-c", "import cvss"]).status) == 0
+    static func isAvailable() async -> Bool { (try? await python(["-c", "import cvss"]).status) == 0 }
 
     struct Failure: Error, CustomStringConvertible {
         let description: String
     }
 
-    static func run(count: Int, seed: Int) throws -> [Substring] {
-        let result = try python([script, String(count), String(seed)])
-        guard result.status == 0 else { throw Failure(description: "the oracle exited \(result.status): \(result.error)") }
-        return result.output.split(separator: "\n")
+    static func run(count: Int, seed: Int) async throws -> [Substring] {
+        let result = try await python([script, String(count), String(seed)])
+        guard result.status == 0 else { throw Failure(description: "the oracle exited \(result.status): \(result.standardError)") }
+        return result.standardOutput.split(separator: "\n")
     }
 
-    static func python(_ arguments: [String]) throws -> (status: Int32, output: String, error: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3"] + arguments
-        let output = Pipe()
-        let error = Pipe()
-        process.standardOutput = output
-        process.standardError = error
-        try process.run()
-        let outputData = output.fileHandleForReading.readDataToEndOfFile()
-        let errorData = error.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: outputData, as: UTF8.self), String(decoding: errorData, as: UTF8.self))
+    static func python(_ arguments: [String]) async throws -> CommandResult {
+        try await Command.run(["/usr/bin/env", "python3"] + arguments)
     }
 }

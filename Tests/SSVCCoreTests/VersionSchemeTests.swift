@@ -1,4 +1,5 @@
 import Foundation
+import SSVCTestSupport
 import Testing
 @testable import SSVCCore
 
@@ -171,23 +172,24 @@ struct DebianSchemeTests {
     }
 
     @Test("only blanks are trimmed or refused, as dpkg does; a line feed is one more character (found by make fuzz)")
-    func blanks() throws {
+    func blanks() async throws {
         let dpkg = try #require(["/usr/bin/dpkg", "/bin/dpkg"].first { FileManager.default.isExecutableFile(atPath: $0) })
         let pairs = [("1", "\t1 "), ("1", "\n0.10"), ("1\u{1}", "\n0.10"), ("1\r", "1")]
-        for ((a, b), answer) in zip(pairs, try Self.askDpkgArguments(dpkg, pairs)) {
+        for ((a, b), answer) in zip(pairs, try await Self.askDpkgArguments(dpkg, pairs)) {
             #expect(try VersionScheme.debian.compare(a, b) == answer, "\(a.debugDescription) vs \(b.debugDescription)")
         }
         #expect(throws: VersionError.self) { try VersionScheme.debian.compare("1\t2", "1") }
         // Exactly "" or <unknown> is dpkg's "no version"; blanks alone are refused.
         #expect(try VersionScheme.debian.compare("1", "") == .newer)
         #expect(throws: VersionError.self) { try VersionScheme.debian.compare("1", " ") }
-        #expect(try Self.askDpkgArguments(dpkg, [(" <unknown>", "1")]) == [try VersionScheme.debian.compare(" <unknown>", "1")])
+        let unknown = try await Self.askDpkgArguments(dpkg, [(" <unknown>", "1")])
+        #expect(unknown == [try VersionScheme.debian.compare(" <unknown>", "1")])
     }
 
     @Test("a byte past ASCII weighs as dpkg's signed char on amd64: between letters and punctuation (found by make fuzz)")
-    func highBytes() throws {
+    func highBytes() async throws {
         let high = String(decoding: [0x32, 0xA4, 0x35, 0x35], as: UTF8.self)
-        let answers = try Self.askDpkg(try #require(["/usr/bin/dpkg", "/bin/dpkg"].first { FileManager.default.isExecutableFile(atPath: $0) }),
+        let answers = try await Self.askDpkg(try #require(["/usr/bin/dpkg", "/bin/dpkg"].first { FileManager.default.isExecutableFile(atPath: $0) }),
                                        [(high, "2.3"), ("1.0\u{e9}", "1.0z"), ("1.0\u{e9}", "1.0.")])
         try #require(answers.count == 3, "dpkg answered \(answers.count) of 3")
         for ((a, b), answer) in zip([(high, "2.3"), ("1.0\u{e9}", "1.0z"), ("1.0\u{e9}", "1.0.")], answers) {
@@ -199,13 +201,13 @@ struct DebianSchemeTests {
     }
 
     @Test("agrees with dpkg --compare-versions on 2,500 generated pairs")
-    func agreesWithDpkg() throws {
+    func agreesWithDpkg() async throws {
         let dpkg = try #require(
             ["/usr/bin/dpkg", "/bin/dpkg"].first { FileManager.default.isExecutableFile(atPath: $0) },
             "dpkg is needed to check the debian scheme"
         )
         let pairs = Self.corpus(count: 2_500)
-        let answers = try Self.askDpkg(dpkg, pairs)
+        let answers = try await Self.askDpkg(dpkg, pairs)
         try #require(answers.count == pairs.count)
         var disagreements = 0
         for ((a, b), answer) in zip(pairs, answers) {
@@ -221,23 +223,19 @@ struct DebianSchemeTests {
 
     /// dpkg's answer for each pair, with the versions passed as they are
     /// (a shell's `read` would eat their blanks and line feeds).
-    static func askDpkgArguments(_ dpkg: String, _ pairs: [(String, String)]) throws -> [VersionComparison] {
-        try pairs.map { a, b in
-            func holds(_ relation: String) throws -> Bool {
-                let process = Process()
-                process.executableURL = URL(fileURLWithPath: dpkg)
-                process.arguments = ["--compare-versions", "--", a, relation, b]
-                process.standardError = FileHandle.nullDevice
-                try process.run()
-                process.waitUntilExit()
-                return process.terminationStatus == 0
+    static func askDpkgArguments(_ dpkg: String, _ pairs: [(String, String)]) async throws -> [VersionComparison] {
+        var answers: [VersionComparison] = []
+        for (a, b) in pairs {
+            func holds(_ relation: String) async throws -> Bool {
+                try await Command.run([dpkg, "--compare-versions", "--", a, relation, b]).status == 0
             }
-            return try holds("lt") ? .older : (try holds("eq") ? .same : .newer)
+            answers.append(try await holds("lt") ? .older : (try await holds("eq") ? .same : .newer))
         }
+        return answers
     }
 
     /// One shell runs dpkg for every pair: far cheaper than a process per pair from here.
-    static func askDpkg(_ dpkg: String, _ pairs: [(String, String)]) throws -> [VersionComparison] {
+    static func askDpkg(_ dpkg: String, _ pairs: [(String, String)]) async throws -> [VersionComparison] {
         let script = """
             while IFS=' ' read -r a b; do
               if \(dpkg) --compare-versions "$a" lt "$b"; then echo older
@@ -245,20 +243,9 @@ struct DebianSchemeTests {
               else echo newer; fi
             done
             """
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = ["-c", script]
-        let input = Pipe()
-        let output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        try process.run()
         let text = pairs.map { "\($0) \($1)\n" }.joined()
-        input.fileHandleForWriting.write(Data(text.utf8))
-        try input.fileHandleForWriting.close()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self).split(separator: "\n").map {
+        let result = try await Command.run(["/bin/bash", "-c", script], input: Data(text.utf8))
+        return result.standardOutput.split(separator: "\n").map {
             switch $0 {
             case "older": .older
             case "same": .same

@@ -47,7 +47,7 @@ struct IdleMemoryReleaserTests {
         let lastWork = await withCheckedContinuation { continuation in
             DispatchQueue(label: "io.ssvc.test.work").async {
                 releaser.noteActivity()
-                usleep(1_000_000)
+                usleep(1_000_000)  // off the pool: on a serial queue of its own, so a busy pool cannot stretch it
                 let now = DispatchTime.now().uptimeNanoseconds
                 releaser.noteActivity()
                 continuation.resume(returning: now)

@@ -1,5 +1,6 @@
 import Foundation
 import SSVCPosix
+import SSVCTestSupport
 import Testing
 
 @Suite("BoundedReader: whole inputs with a cap, and why a read failed")
@@ -26,7 +27,7 @@ struct BoundedReaderTests {
     }
 
     @Test("a FIFO or a device is refused at once, never read with a wait; an operator's pipe is read when asked")
-    func specialFiles() throws {
+    func specialFiles() async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("ssvc-fifo-\(UUID().uuidString)").path
         #expect(mkfifo(path, 0o600) == 0)
         defer { unlink(path) }
@@ -35,7 +36,8 @@ struct BoundedReaderTests {
         let device = #expect(throws: BoundedReader.Failure.self) { try BoundedReader.read(path: "/dev/zero", limit: 10) }
         #expect(device?.description == "/dev/zero is a character device, not a regular file")
         let writer = try ChildProcess(["sh", "-c", "printf hello > \(path)"])
-        #expect(try BoundedReader.read(path: path, limit: 10, specialFiles: true) == Array("hello".utf8))
-        writer.wait()
+        // The read waits for the writer to open the FIFO: off the pool.
+        #expect(try await offPool { try BoundedReader.read(path: path, limit: 10, specialFiles: true) } == Array("hello".utf8))
+        _ = await writer.exited()
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import SSVCTestSupport
 import SSVCPosix
 import Testing
 
@@ -35,12 +36,12 @@ final class BootedSystem {
     /// Makes the tree when it is missing (1–2 minutes), boots it with the
     /// host folders in `bindReadOnly` (host path → container path) and waits
     /// until the system is up.
-    init(suite: String, bindReadOnly: [(String, String)], logFolder: TemporaryFolder) throws {
+    init(suite: String, bindReadOnly: [(String, String)], logFolder: TemporaryFolder) async throws {
         self.suite = suite
         machine = "ssvc-test-\(suite)"
-        let tree = try Self.tree(suite)
+        let tree = try await Self.tree(suite)
         cgroups = try Self.cgroupFolders(named: machine)
-        Self.removeLeftovers(cgroups, machine: machine)
+        await Self.removeLeftovers(cgroups, machine: machine)
         for folder in cgroups {
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
         }
@@ -58,14 +59,14 @@ final class BootedSystem {
             output: consoleLog, error: consoleLog
         )
         var found: pid_t?
-        let deadline = Date().addingTimeInterval(20)
-        while found == nil, Date() < deadline, nspawn.isRunning {
+        let nspawn = nspawn
+        _ = await eventually(within: 20, every: 0.05) {
             found = Self.child(of: nspawn.pid)
-            if found == nil { Thread.sleep(forTimeInterval: 0.05) }
+            return found != nil || !nspawn.isRunning
         }
         guard let found else {
             let console = (try? String(contentsOfFile: consoleLog, encoding: .utf8)) ?? ""
-            Self.removeLeftovers(cgroups, machine: machine)
+            await Self.removeLeftovers(cgroups, machine: machine)
             throw BootError(description: "\(suite) did not boot:\n\(console.suffix(3000))")
         }
         leader = found
@@ -73,17 +74,23 @@ final class BootedSystem {
         var up = CommandResult(status: 1, standardOutput: "", standardError: "")
         let booted = Date().addingTimeInterval(60)
         repeat {
-            up = try run(["systemctl", "is-system-running", "--wait"], timeout: 60)
-            if up.status != 0 { Thread.sleep(forTimeInterval: 0.1) }
+            up = try await run(["systemctl", "is-system-running", "--wait"], timeout: 60)
+            if up.status != 0 { await pause(0.1) }
         } while up.status != 0 && Date() < booted && nspawn.isRunning
         guard ["running", "degraded"].contains(up.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)) else {
-            let failed = (try? run(["systemctl", "--failed", "--no-pager"]).standardOutput) ?? ""
-            shutdown()
+            let failed = (try? await run(["systemctl", "--failed", "--no-pager"]).standardOutput) ?? ""
+            await shutdown()
             throw BootError(description: "\(suite) did not come up: \(up.standardOutput) \(up.standardError)\n\(failed)")
         }
     }
 
-    deinit { shutdown() }
+    /// A system its test did not shut down (it threw first) is killed
+    /// without waiting; the next boot of the suite removes what is left.
+    deinit {
+        guard !stopped else { return }
+        for pid in cgroups.flatMap(Self.processes(below:)) { kill(pid, SIGKILL) }
+        kill(nspawn.pid, SIGKILL)
+    }
 
     struct BootError: Error, CustomStringConvertible {
         let description: String
@@ -92,41 +99,40 @@ final class BootedSystem {
     /// Runs `command` inside the container, as root or as `user`, with a
     /// clean environment; killed after `timeout` seconds.
     @discardableResult
-    func run(_ command: [String], user: String? = nil, timeout: Int = 60) throws -> CommandResult {
+    func run(_ command: [String], user: String? = nil, timeout: Int = 60) async throws -> CommandResult {
         var inside = ["/usr/bin/env", "-i", "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "LANG=C.UTF-8"]
         if let user { inside = ["/usr/sbin/runuser", "-u", user, "--"] + inside }
-        return try Executable.run("/usr/bin/timeout", [
+        return try await Executable.run("/usr/bin/timeout", [
             "--kill-after=5", String(timeout), "/usr/bin/nsenter", "--target=\(leader)", "--all", "--",
         ] + inside + command)
     }
 
     /// Runs a POSIX shell script inside the container, as root.
     @discardableResult
-    func shell(_ script: String, timeout: Int = 60) throws -> CommandResult {
-        try run(["/bin/sh", "-c", script], timeout: timeout)
+    func shell(_ script: String, timeout: Int = 60) async throws -> CommandResult {
+        try await run(["/bin/sh", "-c", script], timeout: timeout)
     }
 
     /// Powers the container off (nspawn turns SIGTERM into an orderly
     /// shutdown), then kills whatever is left and removes the cgroups.
-    func shutdown() {
+    func shutdown() async {
         guard !stopped else { return }
         stopped = true
         if nspawn.isRunning {
             kill(nspawn.pid, SIGTERM)
-            let deadline = Date().addingTimeInterval(15)
-            while nspawn.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+            _ = await eventually(within: 15, every: 0.05) { !nspawn.isRunning }
         }
-        Self.removeLeftovers(cgroups, machine: machine)
+        await Self.removeLeftovers(cgroups, machine: machine)
         if nspawn.isRunning { kill(nspawn.pid, SIGKILL) }
-        nspawn.wait()
+        _ = await nspawn.exited()
     }
 
     /// The tree for `suite`, made with debootstrap when missing.
-    static func tree(_ suite: String) throws -> String {
+    static func tree(_ suite: String) async throws -> String {
         let tree = "\(treesFolder)/\(suite)-\(treeRevision)"
         if FileManager.default.fileExists(atPath: tree + "/usr/lib/systemd/systemd") { return tree }
         let script = SystemdUnitTests.repository.appendingPathComponent("Tests/Systemd/make-tree").path
-        let made = try Executable.run(script, [suite, tree])
+        let made = try await Executable.run(script, [suite, tree])
         guard made.status == 0 else {
             throw BootError(description: "cannot make the \(suite) tree in \(tree): \(made.standardError)")
         }
@@ -164,7 +170,7 @@ final class BootedSystem {
 
     /// Kills every process in `cgroups` (and below) and removes the folders,
     /// deepest first; forgets nspawn's propagation folder for `machine`.
-    static func removeLeftovers(_ cgroups: [String], machine: String) {
+    static func removeLeftovers(_ cgroups: [String], machine: String) async {
         for _ in 0..<50 {
             var alive = false
             for folder in cgroups {
@@ -174,7 +180,7 @@ final class BootedSystem {
                 }
             }
             if !alive { break }
-            Thread.sleep(forTimeInterval: 0.1)
+            await pause(0.1)
         }
         for folder in cgroups {
             for subfolder in folders(below: folder).reversed() { rmdir(subfolder) }

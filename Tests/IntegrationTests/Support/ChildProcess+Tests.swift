@@ -1,4 +1,5 @@
 import SSVCPosix
+import SSVCTestSupport
 import Testing
 
 extension ChildProcess {
@@ -20,8 +21,8 @@ extension ChildProcess {
         }
     }
 
-    /// Waits for the exit: the exit status, or 128 + the signal that ended it.
-    func exitCode() -> Int32 {
-        wait().code
+    /// Awaits the exit: the exit status, or 128 + the signal that ended it.
+    func exitCode() async -> Int32 {
+        await exited().code
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import SSVCPosix
+import SSVCTestSupport
 import Testing
 
 /// A built `ssvcd` running on a configuration written for one test, with its
@@ -72,31 +73,39 @@ final class DaemonProcess {
     }
 
     /// Each app of `ssvcctl status --json`, by name.
-    func statusByApp() throws -> [String: [String: Any]] {
-        let result = try Executable.run("ssvcctl", ["--socket", socketPath, "status", "--json"])
+    func statusByApp() async throws -> [String: [String: Any]] {
+        let result = try await Executable.run("ssvcctl", ["--socket", socketPath, "status", "--json"])
         let object = try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any], "\(result.standardError)")
         let apps = try #require(object["apps"] as? [[String: Any]])
         return Dictionary(uniqueKeysWithValues: apps.compactMap { app in (app["name"] as? String).map { ($0, app) } })
     }
 
-    /// Polls `condition` until it holds or `seconds` pass.
+    /// Asks `condition` until it holds or `seconds` pass.
     @discardableResult
-    func wait(_ seconds: Double = 10, until condition: () -> Bool) -> Bool {
-        eventually(within: seconds, every: 0.02, condition)
+    func wait(_ seconds: Double = 10, until condition: () async throws -> Bool) async rethrows -> Bool {
+        try await eventually(within: seconds, every: 0.02, condition)
     }
 
-    /// Sends SIGTERM and waits for the exit status; a daemon that has not
+    /// Sends SIGTERM and awaits the exit status; a daemon that has not
     /// stopped after 10 s is killed and reported, so that no test hangs.
     @discardableResult
-    func stop(sourceLocation: SourceLocation = #_sourceLocation) -> Int32 {
+    func stop(sourceLocation: SourceLocation = #_sourceLocation) async -> Int32 {
+        let signalled = ContinuousClock.now
         if process.isRunning { kill(process.pid, SIGTERM) }
-        let deadline = Date().addingTimeInterval(10)
-        while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
-        if process.isRunning {
-            Issue.record("ssvcd did not stop within 10 s of SIGTERM", sourceLocation: sourceLocation)
-            kill(process.pid, SIGKILL)
-        }
-        return process.exitCode()
+        let (termination, timedOut, ended) = await process.exited(within: 10)
+        if timedOut { Issue.record("ssvcd did not stop within 10 s of SIGTERM", sourceLocation: sourceLocation) }
+        stopSeconds = (ended - signalled) / .seconds(1)
+        return termination.code
+    }
+
+    /// How long the last `stop()` took from SIGTERM to the exit, as the
+    /// thread that waited for it saw it.
+    private(set) var stopSeconds = 0.0
+
+    /// Kills the daemon at once, for a test's cleanup in a `defer` (which
+    /// cannot await); its `ChildProcess` reaps it when released.
+    func abandon() {
+        if process.isRunning { kill(process.pid, SIGKILL) }
     }
 
     /// Resident memory in KiB, from /proc.

@@ -1,13 +1,7 @@
 import Foundation
 import SSVCPosix
+import SSVCTestSupport
 import Testing
-
-/// What a finished command left behind.
-struct CommandResult {
-    let status: Int32
-    let standardOutput: String
-    let standardError: String
-}
 
 /// The package's built executables, run as a user would run them.
 enum Executable {
@@ -26,38 +20,25 @@ enum Executable {
         return path
     }
 
-    /// Runs `name` with `arguments`, feeding `input` on standard input;
-    /// output goes through files so that neither stream can fill and block.
+    /// Runs `name` with `arguments`, feeding `input` on standard input,
+    /// and awaits its end (`Command.run`).
     static func run(
         _ name: String, _ arguments: [String], input: Data = Data(), environment: [String: String]? = nil
-    ) throws -> CommandResult {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ssvc-run-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let inputURL = folder.appendingPathComponent("in")
-        let outputURL = folder.appendingPathComponent("out")
-        let errorURL = folder.appendingPathComponent("err")
-        try input.write(to: inputURL)
-        try Data().write(to: outputURL)
-        try Data().write(to: errorURL)
-
-        let child = try ChildProcess(
-            try path(name), arguments, environment: environment,
-            input: inputURL.path, output: outputURL.path, error: errorURL.path
-        )
-        let status = child.exitCode()
-        return CommandResult(
-            status: status,
-            standardOutput: try String(contentsOf: outputURL, encoding: .utf8),
-            standardError: try String(contentsOf: errorURL, encoding: .utf8)
-        )
+    ) async throws -> CommandResult {
+        let program = try path(name)
+        do {
+            return try await Command.run([program] + arguments, input: input, environment: environment)
+        } catch let failure as ChildProcess.Failure {
+            try #require(Bool(false), "\(failure)")
+            throw failure
+        }
     }
 }
 
 extension Executable {
     /// Runs a bash script.
-    static func shell(_ script: String) throws -> CommandResult {
-        try run("/bin/bash", ["-c", script])
+    static func shell(_ script: String) async throws -> CommandResult {
+        try await run("/bin/bash", ["-c", script])
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import SSVCTestSupport
 import Testing
 
 /// A TCP port on 127.0.0.1 that was free a moment ago: bound to port 0,

@@ -1,5 +1,6 @@
 import Foundation
 import SSVCPosix
+import SSVCTestSupport
 import Testing
 
 /// A real journald for the suite: the machine's when it runs one, else one
@@ -9,38 +10,38 @@ import Testing
 /// skipping it.
 struct JournalTrait: SuiteTrait, TestTrait, TestScoping {
     func provideScope(for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void) async throws {
-        try SharedJournal.shared.acquire()
-        defer { SharedJournal.shared.release() }
-        try await function()
+        try await SharedJournal.shared.acquire()
+        try await withCleanup(function) { await SharedJournal.shared.release() }
     }
 }
 
 /// The reference-counted journald behind `JournalTrait`.
-final class SharedJournal: @unchecked Sendable {
+actor SharedJournal {
     static let shared = SharedJournal()
     static let socket = "/run/systemd/journal/socket"
     static let daemon = "/lib/systemd/systemd-journald"
     /// What journald leaves in /run/systemd/journal.
     static let sockets = ["socket", "stdout", "dev-log", "io.systemd.journal"]
 
-    private let lock = NSLock()
     private var users = 0
+    /// The start and first round trip, which every user awaits.
+    private var ready: Task<Void, any Error>?
     /// The journald this process started; nil when the machine had one.
     private var journald: ChildProcess?
     /// Whether this process made /etc/machine-id, to remove it again.
     private var madeMachineID = false
 
-    func acquire() throws {
-        lock.lock()
-        defer { lock.unlock() }
+    func acquire() async throws {
         users += 1
-        guard users == 1 else { return }
+        let ready = self.ready ?? Task {
+            if !Self.journaldListens() { try await start() }
+            try await roundTrip()
+        }
+        self.ready = ready
         do {
-            if !Self.journaldListens() { try start() }
-            try roundTrip()
+            try await ready.value
         } catch {
-            users -= 1
-            stop()
+            release()
             throw error
         }
     }
@@ -54,35 +55,35 @@ final class SharedJournal: @unchecked Sendable {
         return UnixSocket.connect(descriptor, to: Self.socket) == 0
     }
 
-    private func start() throws {
+    private func start() async throws {
         // journald and journalctl find the journal's folder by the machine
         // id; without one (a bare container) they disagree. A machine that
         // runs systemd always has one: make it as systemd's package does,
         // for the run only.
         let machineID = (try? String(contentsOfFile: "/etc/machine-id", encoding: .utf8)) ?? ""
         if machineID.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
-            let made = try Executable.run("/usr/bin/systemd-machine-id-setup", [])
+            let made = try await Executable.run("/usr/bin/systemd-machine-id-setup", [])
             try #require(made.status == 0, "no /etc/machine-id, and systemd-machine-id-setup failed: \(made.standardError)")
             madeMachineID = true
         }
         for leftover in Self.sockets { try? FileManager.default.removeItem(atPath: "/run/systemd/journal/" + leftover) }
         try #require(FileManager.default.isExecutableFile(atPath: Self.daemon), "no journald at \(Self.daemon)")
         journald = try ChildProcess(Self.daemon, [])
-        let started = eventually(within: 10, every: 0.02) { FileManager.default.fileExists(atPath: Self.socket) }
+        let started = await eventually(within: 10, every: 0.02) { FileManager.default.fileExists(atPath: Self.socket) }
         try #require(started, "journald did not create \(Self.socket) within 10 s")
     }
 
     /// Sends one native entry with a field of its own, as ssvcd does, and
     /// reads it back: a journal that takes entries but keeps none fails
     /// here, with what it said, rather than later as "-- No entries --".
-    private func roundTrip() throws {
+    private func roundTrip() async throws {
         let probe = UUID().uuidString
-        _ = try Executable.run("/usr/bin/logger", ["--journald"], input: Data("MESSAGE=ssvc test probe\nSSVC_PROBE=\(probe)\n".utf8))
-        let kept = try eventually(within: 20, every: 0.1) {
-            try Executable.run("/usr/bin/journalctl", ["-o", "cat", "--no-pager", "SSVC_PROBE=\(probe)"]).standardOutput.contains("ssvc test probe")
+        _ = try await Executable.run("/usr/bin/logger", ["--journald"], input: Data("MESSAGE=ssvc test probe\nSSVC_PROBE=\(probe)\n".utf8))
+        let kept = try await eventually(within: 20, every: 0.1) {
+            try await Executable.run("/usr/bin/journalctl", ["-o", "cat", "--no-pager", "SSVC_PROBE=\(probe)"]).standardOutput.contains("ssvc test probe")
         }
         if !kept {
-            let diagnosis = try Executable.shell("""
+            let diagnosis = try await Executable.shell("""
                 ls -la /run/systemd/journal /run/log/journal/* /var/log/journal/* 2>&1; cat /etc/machine-id 2>&1
                 df -h /run /var/log 2>&1; pgrep -af systemd-journald
                 journalctl --no-pager -n 20 _COMM=systemd-journal 2>&1; dmesg 2>/dev/null | grep -i journal | tail -5
@@ -95,8 +96,7 @@ final class SharedJournal: @unchecked Sendable {
     /// sockets, and the machine id it made.
     private func stop() {
         if let journald {
-            kill(journald.pid, SIGKILL)
-            journald.wait()
+            kill(journald.pid, SIGKILL)  // reaped by ChildProcess when released
             self.journald = nil
             for leftover in Self.sockets { try? FileManager.default.removeItem(atPath: "/run/systemd/journal/" + leftover) }
         }
@@ -107,20 +107,21 @@ final class SharedJournal: @unchecked Sendable {
     }
 
     func release() {
-        lock.lock()
-        defer { lock.unlock() }
         users -= 1
-        if users == 0 { stop() }
+        if users == 0 {
+            ready = nil
+            stop()
+        }
     }
 }
 
 /// ssvcd's journal entries for `app` as JSON objects, read again until
 /// there are at least `count` of them or 20 s pass (journald writes them
 /// a moment after the daemon sent them).
-func journalEntries(app: String, atLeast count: Int) -> [[String: Any]] {
+func journalEntries(app: String, atLeast count: Int) async -> [[String: Any]] {
     var entries: [[String: Any]] = []
-    _ = eventually(within: 20, every: 0.2) {
-        let result = try? Executable.run("/usr/bin/journalctl", ["-o", "json", "--no-pager", "SYSLOG_IDENTIFIER=ssvcd", "SSVC_APP=\(app)"])
+    _ = await eventually(within: 20, every: 0.2) {
+        let result = try? await Executable.run("/usr/bin/journalctl", ["-o", "json", "--no-pager", "SYSLOG_IDENTIFIER=ssvcd", "SSVC_APP=\(app)"])
         entries = (result?.standardOutput ?? "").split(separator: "\n").compactMap {
             try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
         }

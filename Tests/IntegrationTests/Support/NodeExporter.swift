@@ -1,5 +1,6 @@
 import Foundation
 import SSVCPosix
+import SSVCTestSupport
 import Testing
 
 /// Debian's `prometheus-node-exporter` on a loopback port, with only its
@@ -10,7 +11,7 @@ final class NodeExporter {
     let port: Int
     let logPath: String
 
-    init(textfiles folder: String, logFolder: TemporaryFolder) throws {
+    init(textfiles folder: String, logFolder: TemporaryFolder) async throws {
         try #require(FileManager.default.isExecutableFile(atPath: Self.binary), "\(Self.binary) is missing: run 'make test'")
         port = try freeLoopbackPort()
         logPath = logFolder.url.appendingPathComponent("node-exporter.log").path
@@ -19,20 +20,19 @@ final class NodeExporter {
              "--collector.textfile.directory=\(folder)"],
             error: .file(logPath)
         )
-        try #require(eventually(within: 10, every: 0.05) { (try? scrape()) != nil }, "node_exporter did not answer: \(log)")
+        let answered = await eventually(within: 10, every: 0.05) { (try? await scrape()) != nil }
+        try #require(answered, "node_exporter did not answer: \(log)")
     }
 
-    deinit {
-        kill(process.pid, SIGTERM)
-        process.wait()
-    }
+    /// Killed when the test lets go of it (and reaped by `ChildProcess`).
+    deinit { kill(process.pid, SIGKILL) }
 
     var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
 
     /// `/metrics`, as Prometheus would read it.
-    func scrape() throws -> String {
+    func scrape() async throws -> String {
         let script = "import sys, urllib.request; sys.stdout.write(urllib.request.urlopen(sys.argv[1], timeout=5).read().decode())"
-        let result = try Executable.run("/usr/bin/python3", ["-c", script, "http://127.0.0.1:\(port)/metrics"])
+        let result = try await Executable.run("/usr/bin/python3", ["-c", script, "http://127.0.0.1:\(port)/metrics"])
         guard result.status == 0 else { throw ScrapeFailed(description: result.standardError) }
         return result.standardOutput
     }

@@ -1,5 +1,6 @@
 import Foundation
 import SSVCPosix
+import SSVCTestSupport
 import Testing
 
 /// A datagram socket standing in for systemd's NOTIFY_SOCKET.
@@ -47,8 +48,24 @@ final class NotifyListener {
         return sent == 3 ? 0 : errno
     }
 
-    /// Messages received until `condition` holds on all of them, or `seconds` pass.
-    func receive(for seconds: Double, until condition: ([String]) -> Bool) -> [String] {
+    /// Messages received until `condition` holds on all of them, or `seconds`
+    /// pass; read off the pool (`recv` blocks for up to 100 ms at a time).
+    /// `fresh` first drops what was queued before the call, so that the
+    /// window counts only what arrives in it.
+    func receive(for seconds: Double, fresh: Bool = false, until condition: @escaping @Sendable ([String]) -> Bool) async -> [String] {
+        let descriptor = descriptor
+        return await offPool {
+            if fresh { Self.drain(descriptor) }
+            return Self.receive(from: descriptor, for: seconds, until: condition)
+        }
+    }
+
+    private static func drain(_ descriptor: Int32) {
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while buffer.withUnsafeMutableBytes({ recv(descriptor, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }) > 0 {}
+    }
+
+    private static func receive(from descriptor: Int32, for seconds: Double, until condition: ([String]) -> Bool) -> [String] {
         var messages: [String] = []
         let deadline = Date().addingTimeInterval(seconds)
         var buffer = [UInt8](repeating: 0, count: 4096)

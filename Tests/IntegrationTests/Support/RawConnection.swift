@@ -1,5 +1,6 @@
 import Foundation
 import SSVCPosix
+import SSVCTestSupport
 import Testing
 
 /// A Unix-socket client that sends whatever a test wants, well-formed or not.
@@ -43,22 +44,42 @@ final class RawConnection {
     }
 
     /// The next message, `.closed` when the daemon closed the connection,
-    /// `.nothing` when `seconds` pass in silence.
-    func receive(within seconds: Double = 5) -> Received {
+    /// `.nothing` when `seconds` pass in silence; read off the pool.
+    func receive(within seconds: Double = 5) async -> Received {
+        let connection = Handed(self)
+        return await offPool { connection.value.blockingReceive(within: seconds) }.value
+    }
+
+    /// Calls `method` and awaits the next message, timed on the thread that
+    /// sends and receives: the daemon's answer time, not how long a busy test
+    /// pool took to resume the caller.
+    func ask(_ method: String, _ parameters: String = "{}", within seconds: Double = 10) async -> (reply: Received, seconds: Double) {
+        let connection = Handed(self)
+        let (reply, took) = await offPool {
+            let started = ContinuousClock.now
+            connection.value.call(method, parameters)
+            let reply = connection.value.blockingReceive(within: seconds)
+            return (reply, (ContinuousClock.now - started) / .seconds(1))
+        }
+        return (reply.value, took)
+    }
+
+    /// `receive`, blocking in `recv` for up to 200 ms at a time: for `offPool` only.
+    private func blockingReceive(within seconds: Double) -> Handed<Received> {
         let deadline = Date().addingTimeInterval(seconds)
         while true {
             if let end = buffer.firstIndex(of: 0) {
                 let frame = Data(buffer[..<end])
                 buffer.removeSubrange(...end)
                 let object = (try? JSONSerialization.jsonObject(with: frame)) as? [String: Any] ?? [:]
-                return .message(object)
+                return Handed(.message(object))
             }
             var chunk = [UInt8](repeating: 0, count: 65_536)
             let count = chunk.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
-            if count == 0 { return .closed }
+            if count == 0 { return Handed(.closed) }
             if count < 0 {
-                if errno == ECONNRESET { return .closed }
-                if Date() >= deadline { return .nothing }
+                if errno == ECONNRESET { return Handed(.closed) }
+                if Date() >= deadline { return Handed(.nothing) }
                 continue
             }
             buffer.append(contentsOf: chunk[0..<count])

@@ -1,5 +1,6 @@
 import Foundation
 import SSVCPosix
+import SSVCTestSupport
 import Testing
 
 /// Debian's tinyproxy on 127.0.0.1, in the foreground, logging every
@@ -17,7 +18,7 @@ final class TinyProxy {
     /// Runs in the network namespace of that process (a booted container's PID 1).
     private let networkOf: pid_t?
 
-    init(user: String? = nil, password: String? = nil, networkOf: pid_t? = nil) throws {
+    init(user: String? = nil, password: String? = nil, networkOf: pid_t? = nil) async throws {
         self.user = user
         self.password = password
         self.networkOf = networkOf
@@ -25,11 +26,11 @@ final class TinyProxy {
         logPath = folder.url.appendingPathComponent("tinyproxy.log").path
         let binary = "/usr/bin/tinyproxy"
         try #require(FileManager.default.isExecutableFile(atPath: binary), "tinyproxy is not installed (make test installs it)")
-        try start()
+        try await start()
     }
 
     /// Starts it, on the same port after a `stop()`.
-    func start() throws {
+    func start() async throws {
         for _ in 0..<5 {
             if port == 0 { port = try freeLoopbackPort() }
             var lines = [
@@ -41,26 +42,26 @@ final class TinyProxy {
             if let networkOf { command = ["/usr/bin/nsenter", "--target=\(networkOf)", "--net", "--"] + command }
             let readyBefore = readyLines
             let started = try ChildProcess(command[0], Array(command.dropFirst()), output: logPath, error: logPath)
-            if eventually(within: 5, every: 0.05, { !started.isRunning || readyLines > readyBefore }), started.isRunning {
+            if await eventually(within: 5, every: 0.05, { !started.isRunning || readyLines > readyBefore }), started.isRunning {
                 process = started
                 return
             }
             kill(started.pid, SIGKILL)
-            started.wait()
+            _ = await started.exited()
             port = 0
         }
         try #require(Bool(false), "tinyproxy did not start: \(log)")
     }
 
-    func stop() {
+    func stop() async {
         guard let process else { return }
         kill(process.pid, SIGTERM)
-        if !eventually(within: 5, every: 0.05, { !process.isRunning }) { kill(process.pid, SIGKILL) }
-        process.wait()
+        _ = await process.exited(within: 5)
         self.process = nil
     }
 
-    deinit { stop() }
+    /// One still running is killed (and reaped by `ChildProcess`).
+    deinit { if let process { kill(process.pid, SIGKILL) } }
 
     /// The URL a client configures, with the credentials when it has them.
     var url: String {

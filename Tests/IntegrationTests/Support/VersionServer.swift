@@ -1,5 +1,6 @@
 import Foundation
 import SSVCPosix
+import SSVCTestSupport
 import Testing
 
 /// `Tests/Fixtures/version_server.py` on a loopback port: a real HTTP(S)
@@ -25,7 +26,7 @@ final class VersionServer {
     init(
         scenario: [String: Any] = ["body": "{}"], tls: TestCertificates? = nil, networkOf: pid_t? = nil, host: String = "127.0.0.1",
         clientCA: String? = nil
-    ) throws {
+    ) async throws {
         self.host = host
         folder = try TemporaryFolder()
         scenarioPath = folder.url.appendingPathComponent("scenario.json").path
@@ -41,14 +42,11 @@ final class VersionServer {
         scheme = tls == nil ? "http" : "https"
         try JSONSerialization.data(withJSONObject: scenario).write(to: URL(fileURLWithPath: scenarioPath))
         process = try ChildProcess(command[0], Array(command.dropFirst()))
-        let deadline = Date().addingTimeInterval(10)
         var found: Int?
-        while Date() < deadline, process.isRunning {
-            if let text = try? String(contentsOfFile: portFile, encoding: .utf8), let value = Int(text) {
-                found = value
-                break
-            }
-            Thread.sleep(forTimeInterval: 0.02)
+        let process = process
+        _ = await eventually(within: 10, every: 0.02) {
+            found = (try? String(contentsOfFile: portFile, encoding: .utf8)).flatMap { Int($0) }
+            return found != nil || !process.isRunning
         }
         port = try #require(found, "the test server did not start")
     }
@@ -78,7 +76,7 @@ struct TestCertificates {
     let serverCertificate: String
     let serverKey: String
 
-    init() throws {
+    init() async throws {
         folder = try TemporaryFolder()
         let path = folder.url.path
         let script = """
@@ -92,7 +90,7 @@ struct TestCertificates {
             openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out server.pem -days 2 \
               -extfile ext 2>/dev/null
             """
-        let result = try Executable.shell(script)
+        let result = try await Executable.shell(script)
         try #require(result.status == 0, "openssl failed: \(result.standardError)")
         caCertificate = path + "/ca.pem"
         serverCertificate = path + "/server.pem"
@@ -101,7 +99,7 @@ struct TestCertificates {
 
     /// A client certificate with common name `name`, signed by the CA:
     /// the paths of its PEM certificate and key.
-    func client(_ name: String) throws -> (certificate: String, key: String) {
+    func client(_ name: String) async throws -> (certificate: String, key: String) {
         let script = """
             set -e
             cd '\(folder.url.path)'
@@ -111,7 +109,7 @@ struct TestCertificates {
             openssl x509 -req -in \(name).csr -CA ca.pem -CAkey ca.key -CAcreateserial -out \(name).pem -days 2 \
               -extfile \(name).ext 2>/dev/null
             """
-        let result = try Executable.shell(script)
+        let result = try await Executable.shell(script)
         try #require(result.status == 0, "openssl failed: \(result.standardError)")
         return (folder.url.path + "/\(name).pem", folder.url.path + "/\(name).key")
     }
