@@ -34,19 +34,32 @@ public enum BoundedReader {
             guard specialFiles, kind != S_IFDIR else {
                 throw Failure(description: "\(path) is \(describe(kind)), not a regular file", code: kind == S_IFDIR ? EISDIR : EINVAL)
             }
-            // A pipe the operator named: opened again to wait for its
-            // writer, as they asked.
-            let blocking = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)
-            guard blocking >= 0 else {
-                let code = errno
-                throw Failure(description: "cannot open \(path): \(String(cString: strerror(code)))", code: code)
-            }
-            defer { close(blocking) }
-            return try read(descriptor: blocking, name: path, limit: limit)
+            // A pipe the operator named: read on the descriptor already open,
+            // after waiting for its writer, as they asked. Not opened again:
+            // this open already let a writer that was waiting write and
+            // leave, and a second open would wait for another for ever.
+            return try readPipe(descriptor, name: path, limit: limit)
         } else if info.st_size > limit {
             throw Failure(description: "\(path) is larger than \(limit) bytes", code: nil)
         }
         return try read(descriptor: descriptor, name: path, limit: limit)
+    }
+
+    /// Waits until the pipe open without blocking on `descriptor` has data,
+    /// or a writer that came and went (POLLHUP; none yet: no event), then
+    /// reads it to its end, blocking.
+    private static func readPipe(_ descriptor: Int32, name: String, limit: Int) throws(Failure) -> [UInt8] {
+        var waiting = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        while poll(&waiting, 1, -1) < 0 {
+            let code = errno
+            guard code == EINTR else { throw Failure(description: "cannot read \(name): \(String(cString: strerror(code)))", code: code) }
+        }
+        let flags = fcntl(descriptor, F_GETFL)
+        guard flags >= 0, fcntl(descriptor, F_SETFL, flags & ~O_NONBLOCK) == 0 else {
+            let code = errno
+            throw Failure(description: "cannot read \(name): \(String(cString: strerror(code)))", code: code)
+        }
+        return try read(descriptor: descriptor, name: name, limit: limit)
     }
 
     /// "a FIFO", "a directory"…: what stands where a file was expected.
