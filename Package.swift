@@ -1,6 +1,13 @@
 // swift-tools-version:6.1
 import PackageDescription
 
+/// `make sanitize` builds only what its tests run (`SSVC_SANITIZING=1`):
+/// the integration tests, and the executables only they start, are built
+/// and run in the ordinary build; leaving them out of the two sanitized
+/// builds keeps `make test` within its time (docs/testing.md).
+let sanitizing = Context.environment["SSVC_SANITIZING"] != nil
+let notSanitized: Set<String> = ["IntegrationTests", "ssvcd", "ssvcctl", "ssvc-fuzz"]
+
 let package = Package(
     name: "ssvc",
     platforms: [.macOS(.v15)],
@@ -166,3 +173,8 @@ let package = Package(
         .testTarget(name: "IntegrationTests", dependencies: ["SSVCCore", "SSVCPosix", "SSVCTestSupport"]),
     ]
 )
+
+if sanitizing {
+    package.targets.removeAll { notSanitized.contains($0.name) }
+    package.products.removeAll { notSanitized.contains($0.name) }
+}

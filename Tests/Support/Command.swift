@@ -39,9 +39,23 @@ public enum Command {
         let (termination, ended) = await child.ended()
         return CommandResult(
             status: termination.code,
-            standardOutput: try String(contentsOf: outputURL, encoding: .utf8),
-            standardError: try String(contentsOf: errorURL, encoding: .utf8),
+            standardOutput: try text(outputURL.path),
+            standardError: try text(errorURL.path),
             seconds: (ended - started) / .seconds(1)
         )
+    }
+
+    /// A file the program wrote, which must be UTF-8. Read with
+    /// BoundedReader: FoundationEssentials' `String(contentsOf:)` leaks its
+    /// buffer for an empty file (LeakSanitizer, `make sanitize`).
+    private static func text(_ path: String) throws -> String {
+        let bytes = try BoundedReader.read(path: path, limit: 256 << 20)
+        guard let text = String(validating: bytes, as: UTF8.self) else { throw NotUTF8(path: path) }
+        return text
+    }
+
+    struct NotUTF8: Error, CustomStringConvertible {
+        let path: String
+        var description: String { "\(path) is not UTF-8" }
     }
 }
