@@ -43,7 +43,7 @@ DEB_FILE      ?= $(CURDIR)/.build/ssvc_$(VERSION)_$(ARCH).deb
 # dpkg-deb's compressor: xz for a release; the tests use none.
 DEB_COMPRESS  ?= xz
 
-.PHONY: all deps test-deps build binaries man install deb bench test-build test test-systemd run clean \
+.PHONY: all deps test-deps build binaries man install deb bench test-build test test-busy test-systemd run clean \
   fuzz fuzz-build fuzz-check sanitize
 
 # Installs the Debian packages in $(1) with apt-get, as root or through sudo.
@@ -104,7 +104,10 @@ build: deps
 # What the tests run on: the debug executables, and the release package the
 # booted-system suite installs (about 10 minutes to build the first time on
 # 2 cores).
-TEST_RUN := SSVC_BIN_DIR=$(CURDIR)/$(BUILD_DIR) SSVC_DEB=$(DEB_FILE) SSVC_TREES=$(SSVC_TREES) $(SWIFT) test --skip-build
+# Each integration test's own time (not its wait for a slot) goes to
+# .build/test-times.txt (docs/testing.md).
+TEST_RUN := SSVC_BIN_DIR=$(CURDIR)/$(BUILD_DIR) SSVC_DEB=$(DEB_FILE) SSVC_TREES=$(SSVC_TREES) \
+  SSVC_TEST_TIMES=$(CURDIR)/.build/test-times.txt $(SWIFT) test --skip-build
 
 # The tests' build is strict: a warning is an error, and a module that
 # imports one it does not declare (ssvcctl reaching for the daemon's) fails.
@@ -121,10 +124,17 @@ test-build: test-deps man
 # then every fuzz target over its corpus and some new inputs; then the unit
 # and daemon tests under AddressSanitizer and ThreadSanitizer.
 test: test-build
+	@Tests/blocking-calls
+	@rm -f .build/test-times.txt
 	$(call timed,$(TEST_RUN),the tests)
 	$(call timed,SSVC_BIN_DIR=$(CURDIR)/.build/release $(SWIFT) test --skip-build --filter 'NeverWedgeTests|TOMLComparisonTests|StartLimitsTests|urlUserInformation|refusalsBoundedPerUser|specialMirrors|EvaluateAdvisoriesTests',hostile input on release binaries)
 	$(call timed,$(MAKE) --no-print-directory fuzz-check,fuzz-check)
 	$(call timed,$(MAKE) --no-print-directory sanitize,sanitize)
+
+# `make test` beside a busy machine: two CPU-bound processes and one of
+# nobody's with 32 threads, for as long as it runs (Tests/busy).
+test-busy:
+	Tests/busy $(MAKE) --no-print-directory test
 
 # The package under systemd as PID 1 (systemd-nspawn --boot), alone.
 test-systemd: test-build
@@ -140,9 +150,12 @@ run: build
 	done
 	$(BUILD_DIR)/ssvcd --config $(RUN_DIR)/ssvcd.toml --log-target stderr
 
-# The binaries in $(CONFIGURATION) mode; release links the Swift runtime statically.
+# The binaries in $(CONFIGURATION) mode; release links the Swift runtime
+# statically. Only the two that are installed: the benchmark and the fuzz
+# tool are built by their own targets.
 binaries: deps
-	$(SWIFT) build -c $(CONFIGURATION) $(if $(filter release,$(CONFIGURATION)),$(RELEASE_FLAGS))
+	$(SWIFT) build -c $(CONFIGURATION) $(if $(filter release,$(CONFIGURATION)),$(RELEASE_FLAGS)) --product ssvcd
+	$(SWIFT) build -c $(CONFIGURATION) $(if $(filter release,$(CONFIGURATION)),$(RELEASE_FLAGS)) --product ssvcctl
 
 # The manual pages, from docs/man/*.scd (scdoc; tidy.awk drops the empty
 # paragraphs mandoc -T lint warns of), into $(MAN_DIR).
@@ -237,11 +250,11 @@ fuzz-check: fuzz-build
 # Suppressions, each with its reason, are in Tests/Sanitizers.
 SANITIZED_TESTS := SSVCCoreTests|SSVCPosixTests|SSVCSigningTests|SSVCArchiveTests|SSVCControlTests|SSVCSystemdTests|SSVCDaemonTests|BenchTests
 sanitize: deps
-	$(SWIFT) build --build-tests --build-path .build/asan --sanitize=address
-	ASAN_OPTIONS=detect_leaks=1:halt_on_error=1 LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/Sanitizers/lsan.supp \
+	SSVC_SANITIZING=1 $(SWIFT) build --build-tests --build-path .build/asan --sanitize=address
+	SSVC_SANITIZING=1 ASAN_OPTIONS=detect_leaks=1:halt_on_error=1 LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/Sanitizers/lsan.supp \
 	  $(SWIFT) test --skip-build --build-path .build/asan --sanitize=address --filter '$(SANITIZED_TESTS)'
-	$(SWIFT) build --build-tests --build-path .build/tsan --sanitize=thread
-	TSAN_OPTIONS=halt_on_error=1:suppressions=$(CURDIR)/Tests/Sanitizers/tsan.supp \
+	SSVC_SANITIZING=1 $(SWIFT) build --build-tests --build-path .build/tsan --sanitize=thread
+	SSVC_SANITIZING=1 TSAN_OPTIONS=halt_on_error=1:suppressions=$(CURDIR)/Tests/Sanitizers/tsan.supp \
 	  $(SWIFT) test --skip-build --build-path .build/tsan --sanitize=thread --filter '$(SANITIZED_TESTS)'
 
 clean:
