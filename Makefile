@@ -234,10 +234,17 @@ FUZZ_SECONDS ?= 60
 # What make test runs: each corpus plus this many new inputs per target.
 FUZZ_RUNS    ?= 5000
 FUZZ_TARGETS := json ssvc turkcell itunes github pointers rules minisign varlink state times proxy dpkg versions pep440 config zip cvss osv
-FUZZ_BIN     := .build/fuzz/debug/ssvc-fuzz
+# One AddressSanitizer build serves the fuzz targets and the sanitized
+# tests, in .build/asan: its Swift code carries libFuzzer's coverage
+# instrumentation (what -sanitize=fuzzer adds), and only ssvc-fuzz links
+# libFuzzer (Package.swift, SSVC_SANITIZING=address). Built once, it saves
+# make test a whole build of every dependency.
+ASAN_BUILD := SSVC_SANITIZING=address $(SWIFT) build --build-path .build/asan --sanitize=address \
+  -Xswiftc -sanitize-coverage=edge,indirect-calls,trace-cmp,inline-8bit-counters,pc-table -Xswiftc -DFUZZING
+FUZZ_BIN   := .build/asan/debug/ssvc-fuzz
 
 fuzz-build: deps
-	$(SWIFT) build --build-path .build/fuzz --product ssvc-fuzz -Xswiftc -sanitize=fuzzer,address -Xswiftc -DFUZZING
+	$(ASAN_BUILD) --product ssvc-fuzz
 
 fuzz: fuzz-build
 	@Fuzz/run $(FUZZ_BIN) $(FUZZ_SECONDS) time $(FUZZ_TARGETS)
@@ -245,16 +252,16 @@ fuzz: fuzz-build
 fuzz-check: fuzz-build
 	@Fuzz/run $(FUZZ_BIN) $(FUZZ_RUNS) runs $(FUZZ_TARGETS)
 
-# The unit and daemon tests (no executables started) under AddressSanitizer,
-# then ThreadSanitizer, each in a build of its own; any report fails.
-# Suppressions, each with its reason, are in Tests/Sanitizers.
+# The unit and daemon tests (no executables started) under AddressSanitizer
+# (in the fuzz build), then ThreadSanitizer, in a build of its own; any
+# report fails. Suppressions, each with its reason, are in Tests/Sanitizers.
 SANITIZED_TESTS := SSVCCoreTests|SSVCPosixTests|SSVCSigningTests|SSVCArchiveTests|SSVCControlTests|SSVCSystemdTests|SSVCDaemonTests|BenchTests
 sanitize: deps
-	SSVC_SANITIZING=1 $(SWIFT) build --build-tests --build-path .build/asan --sanitize=address
-	SSVC_SANITIZING=1 ASAN_OPTIONS=detect_leaks=1:halt_on_error=1 LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/Sanitizers/lsan.supp \
+	$(ASAN_BUILD) --build-tests
+	SSVC_SANITIZING=address ASAN_OPTIONS=detect_leaks=1:halt_on_error=1 LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/Sanitizers/lsan.supp \
 	  $(SWIFT) test --skip-build --build-path .build/asan --sanitize=address --filter '$(SANITIZED_TESTS)'
-	SSVC_SANITIZING=1 $(SWIFT) build --build-tests --build-path .build/tsan --sanitize=thread
-	SSVC_SANITIZING=1 TSAN_OPTIONS=halt_on_error=1:suppressions=$(CURDIR)/Tests/Sanitizers/tsan.supp \
+	SSVC_SANITIZING=thread $(SWIFT) build --build-tests --build-path .build/tsan --sanitize=thread
+	SSVC_SANITIZING=thread TSAN_OPTIONS=halt_on_error=1:suppressions=$(CURDIR)/Tests/Sanitizers/tsan.supp \
 	  $(SWIFT) test --skip-build --build-path .build/tsan --sanitize=thread --filter '$(SANITIZED_TESTS)'
 
 clean:

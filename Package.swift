@@ -1,12 +1,15 @@
 // swift-tools-version:6.1
 import PackageDescription
 
-/// `make sanitize` builds only what its tests run (`SSVC_SANITIZING=1`):
-/// the integration tests, and the executables only they start, are built
-/// and run in the ordinary build; leaving them out of the two sanitized
-/// builds keeps `make test` within its time (docs/testing.md).
-let sanitizing = Context.environment["SSVC_SANITIZING"] != nil
-let notSanitized: Set<String> = ["IntegrationTests", "ssvcd", "ssvcctl", "ssvc-fuzz"]
+/// The sanitized builds (`SSVC_SANITIZING=address` or `thread`, set by the
+/// Makefile) leave out the integration tests and the executables only they
+/// start: those are built and run in the ordinary build, and leaving them
+/// out keeps `make test` within its time (docs/testing.md). The
+/// AddressSanitizer build is also the fuzz build: its Swift code carries
+/// libFuzzer's coverage instrumentation and only the fuzz tool links
+/// libFuzzer; the ThreadSanitizer build has no fuzz tool.
+let sanitizer = Context.environment["SSVC_SANITIZING"]
+let notSanitized: Set<String> = sanitizer == "thread" ? ["IntegrationTests", "ssvcd", "ssvcctl", "ssvc-fuzz"] : ["IntegrationTests", "ssvcd", "ssvcctl"]
 
 let package = Package(
     name: "ssvc",
@@ -174,7 +177,10 @@ let package = Package(
     ]
 )
 
-if sanitizing {
+if sanitizer != nil {
     package.targets.removeAll { notSanitized.contains($0.name) }
     package.products.removeAll { notSanitized.contains($0.name) }
+}
+if sanitizer == "address" {
+    package.targets.first { $0.name == "ssvc-fuzz" }?.linkerSettings = [.unsafeFlags(["-sanitize=fuzzer,address"])]
 }

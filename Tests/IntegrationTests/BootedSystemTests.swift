@@ -14,7 +14,7 @@ import Testing
 /// `SSVC_DEB`. Without it the suite does not run, except in CI, where it
 /// fails: it never skips there.
 @Suite(
-    "the package under a real systemd (PID 1)", .processSlot, .serialized,
+    "the package under a real systemd (PID 1)", .processSlot,
     .enabled(if: releasePackage != nil || ProcessInfo.processInfo.environment["CI"] == "true", "needs SSVC_DEB: run make test-systemd")
 )
 struct BootedSystemTests {
