@@ -60,6 +60,10 @@ public enum DaemonMain {
 
     /// Runs until SIGTERM or SIGINT; returns the exit status.
     static func run(overrides: ConfigurationLoader.Overrides, logTarget: LogTarget, descriptors: Int) async -> Int32 {
+        // A SIGHUP before the reload handler is in place (below, after the
+        // socket is bound) must not end the daemon, as its default action
+        // would: the configuration read at start is the newer one then.
+        signal(SIGHUP, SIG_IGN)
         // One event-loop thread serves the socket and the fetches: NIO's
         // default, a thread per core, would give a 64-core host 64 threads.
         NIOSingletons.groupLoopCountSuggestion = 1

@@ -77,6 +77,7 @@ struct AdvisoryTests {
             [[app]]
             name = "requests"
             url = "\(server.url("/v.json"))"
+            schedule = "never"
             version = "2.30.0"
             version-scheme = "pep440"
             advisories = "osv"
