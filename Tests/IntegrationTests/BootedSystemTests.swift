@@ -139,7 +139,9 @@ struct OperatorsDay {
         #expect(try await sh("grep -q '\"billing\"' /var/lib/private/ssvc/state.json").status == 0)
 
         let id = MessageID.updateAvailable.rawValue
-        let entries = try await journal("SSVC_APP=billing MESSAGE_ID=\(id)")
+        // journald writes the entry a moment after the check's answer (later on a busy machine).
+        var entries: [[String: Any]] = []
+        _ = try await wait { entries = try await journal("SSVC_APP=billing MESSAGE_ID=\(id)"); return !entries.isEmpty }
         let entry = try #require(entries.last, "no update-available entry for billing in the journal")
         #expect(entry["PRIORITY"] as? String == "5")
         #expect(entry["SYSLOG_IDENTIFIER"] as? String == "ssvcd")
