@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import SSVCPosix
 import Synchronization
+import SSVCTestSupport
 import Testing
 @testable import SSVCDaemon
 
@@ -24,16 +25,6 @@ private final class ReleaseCounter: Sendable {
     }
 }
 
-/// Polls until `condition` holds or `seconds` pass, without blocking a
-/// thread of the test runner's pool.
-private func eventually(within seconds: Double, _ condition: () -> Bool) async throws -> Bool {
-    let deadline = Date().addingTimeInterval(seconds)
-    while Date() < deadline {
-        if condition() { return true }
-        try await Task.sleep(for: .milliseconds(20))
-    }
-    return condition()
-}
 
 @Suite("IdleMemoryReleaser")
 struct IdleMemoryReleaserTests {
@@ -53,7 +44,7 @@ struct IdleMemoryReleaserTests {
                 continuation.resume(returning: now)
             }
         }
-        #expect(try await eventually(within: 6) { counter.value == 1 }, "no release after the quiet period")
+        #expect(await eventually(within: 6, every: 0.02) { counter.value == 1 }, "no release after the quiet period")
         let waited = Double(Int64(counter.lastRelease.load(ordering: .relaxed)) - Int64(lastWork)) / 1e9
         #expect(waited >= 1.99 && waited < 2.5, "released \(waited) s after the last work, with a quiet period of 2 s")
         try await Task.sleep(for: .seconds(1))
@@ -67,9 +58,9 @@ struct IdleMemoryReleaserTests {
         try await Task.sleep(for: .milliseconds(300))
         #expect(counter.value == 0, "released without any work")
         for _ in 0..<1_000 { releaser.noteActivity() }
-        #expect(try await eventually(within: 5) { counter.value == 1 })
+        #expect(await eventually(within: 5, every: 0.02) { counter.value == 1 })
         releaser.noteActivity()
-        #expect(try await eventually(within: 5) { counter.value == 2 })
+        #expect(await eventually(within: 5, every: 0.02) { counter.value == 2 })
         try await Task.sleep(for: .milliseconds(300))
         #expect(counter.value == 2)
     }
