@@ -7,7 +7,7 @@ import Testing
 /// child, as `strace` attached to the running daemon shows.
 @Suite("configuration parsed in process", .processSlot)
 struct InProcessConfigurationTests {
-    /// The process calls `strace -f` saw in `pid` while `body` ran.
+    /// The calls that start a process `strace -f` saw in `pid` while `body` ran.
     func processCalls(of pid: pid_t, during body: () async throws -> Void) async throws -> [String] {
         let folder = try TemporaryFolder()
         let trace = folder.url.appendingPathComponent("strace.txt").path
@@ -24,10 +24,15 @@ struct InProcessConfigurationTests {
         kill(tracer.pid, SIGINT)
         _ = await tracer.exitCode()
         let lines = ((try? String(contentsOfFile: trace, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
-        return lines.filter { line in ["clone(", "clone3(", "fork(", "vfork(", "execve("].contains { line.contains($0) } }
+        // A clone with CLONE_THREAD is a thread of Dispatch's pool, which
+        // grows and shrinks with the machine's load on its own; a process is
+        // a fork, a vfork, an execve, or a clone without it.
+        return lines.filter { line in
+            ["clone(", "clone3(", "fork(", "vfork(", "execve("].contains { line.contains($0) } && !line.contains("CLONE_THREAD")
+        }
     }
 
-    @Test("reloads of a daemon with apps in files start no process and no thread; a check that runs a version-command does")
+    @Test("reloads of a daemon with apps in files start no process; a check that runs a version-command does")
     func reloadsStartNoChild() async throws {
         let folder = try TemporaryFolder()
         let body = try folder.file("r.json", goodBody)
