@@ -1,7 +1,8 @@
-public import FoundationEssentials
+import FoundationEssentials
 public import SSVCCore
 
-/// One app as `GetStatus` and `ssvcctl status` show it.
+/// One app as `GetStatus` and `ssvcctl status` show it: a plain value, as
+/// the daemon's report of the app derived it.
 public struct AppStatus: Sendable, Equatable, Codable {
     public var name: String
     public var format: ResponseFormat
@@ -81,53 +82,17 @@ public struct AppStatus: Sendable, Equatable, Codable {
         }
     }
 
-    /// Shows `verdict` and the data it came from.
-    public mutating func show(_ verdict: AdvisoryVerdict, data: AdvisoryData?) {
-        advisoryState = verdict.state
-        advisoriesChecked = data?.checked.map(RFC3339.format)
-        advisories = verdict.advisories.map(Advisory.init)
-        advisoriesOmitted = verdict.omitted
-        ignoredAdvisories = verdict.ignored
-    }
-
-    /// The app as its state and plan show it at `now`; `signature` is what
-    /// its configuration asks of signatures, if anything.
+    /// An app with what every status has; the daemon's report fills in the rest.
     public init(
-        name: String, format: ResponseFormat, url: String?, schedule: Schedule, proxy: String? = nil,
-        signature: SignatureRequirement? = nil, state: AppState, next: NextCheck, now: Date
+        name: String, format: ResponseFormat, schedule: Schedule, status: UpdateStatus, nextCheckReason: NextCheckReason,
+        consecutiveFailures: Int, stale: Bool
     ) {
-        let decision = state.decision
         self.name = name
         self.format = format
-        self.url = url
         self.schedule = schedule
-        self.proxy = proxy
-        status = decision?.status ?? .unknown
-        currentVersion = state.currentVersion
-        currentVersionNumber = state.currentVersionNumber
-        latestVersion = decision?.latestVersion
-        latestVersionNumber = decision?.latestVersionNumber
-        minimumSupportedVersionNumber = decision?.minimumSupportedVersionNumber
-        availableSince = decision?.availableSince.map(RFC3339.format)
-        lastCheck = state.lastCheck.map(RFC3339.format)
-        lastSuccess = state.lastSuccess.map(RFC3339.format)
-        nextCheck = next.at.map(RFC3339.format)
-        nextCheckReason = next.reason
-        consecutiveFailures = state.consecutiveFailures
-        lastError = state.lastError
-        stale = state.isStale(now: now, schedule: schedule, signature: signature)
-        signedAt = state.signature?.signedAt.map(RFC3339.format)
-        signatureKeyId = state.signature?.keyID
-        note = decision?.note
-        description = decision?.description
-        pendingVersion = state.pending?.version
-        offerAt = state.pending?.dueAt.map(RFC3339.format)
-        rolloutPercentage = state.pending?.cap
-        offerAtPercentage = state.pending.flatMap { $0.capped ? $0.percentageNeeded : nil }
-        hold = state.hold?.version
-        holdSince = state.hold.map { RFC3339.format($0.since) }
-        heldVersion = state.held?.version
-        heldBy = state.held?.by.rawValue
-        heldSince = state.held.map { RFC3339.format($0.since) }
+        self.status = status
+        self.nextCheckReason = nextCheckReason
+        self.consecutiveFailures = consecutiveFailures
+        self.stale = stale
     }
 }

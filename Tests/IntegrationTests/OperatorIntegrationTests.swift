@@ -142,7 +142,16 @@ struct OperatorIntegrationTests {
         defer { kill(daemon.process.pid, SIGCONT) }
         let hung = try await ssvcctl(daemon, ["motd"])
         #expect(hung.result.status == 0 && hung.result.standardOutput.isEmpty)
-        #expect(hung.seconds < 1.5, "\(hung.seconds) s")
+        // The promise is ssvcctl's own wait of 1 s. On a busy machine starting
+        // a process costs more than the 0.5 s beside it (3.2 s in all beside
+        // Tests/busy and a build), so the bound adds what a run that does not
+        // wait costs here now (the daemon down), the best of three of each.
+        var (waited, started) = (hung.seconds, Double.infinity)
+        for _ in 0..<3 {
+            waited = min(waited, try await ssvcctl(daemon, ["motd"]).seconds)
+            started = min(started, try await ssvcctl(nil, ["motd"]).seconds)
+        }
+        #expect(waited < 1.5 + started, "\(waited) s, \(started) s without a daemon")
     }
 
     @Test("ssvcctl status --nagios: OK, WARNING, CRITICAL (required, and stale), UNKNOWN (down, no such app)")

@@ -435,6 +435,18 @@ struct VersionReaderTests {
         #expect(throws: VersionReader.Failure(description: "version-command sleep did not finish within 5 s")) { try outcome.get() }
         #expect(seconds < 10)
     }
+
+    @Test("a command spawned after its service began to stop is killed as it starts, not left to its 5 s limit")
+    func spawnedAfterStop() async throws {
+        let commands = RunningCommands()
+        commands.stop()
+        // A check that spawns its command just after the stop (busy machine, issue 49).
+        await #expect(throws: VersionReader.Failure(description: "version-command sleep killed by signal 9")) {
+            try await VersionReader.read(.command(["sleep", "120"]), commands: commands)
+        }
+        // Another service's commands are not its own.
+        #expect(try await VersionReader.read(.command(["printf", "3.1"]), commands: RunningCommands()) == "3.1")
+    }
 }
 
 @Suite("the shipped examples")

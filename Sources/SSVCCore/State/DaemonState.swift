@@ -83,9 +83,11 @@ public struct AppState: Sendable, Equatable, Codable {
 
     /// The newest version the last document named, whatever a rollout or
     /// a limit offers of it: an advisory's fix at or below it is offered.
-    public var documentLatest: String? {
-        (held?.decision ?? pending?.decision ?? decision)?.latestVersion
-    }
+    public var documentLatest: String? { documentDecision?.latestVersion }
+
+    /// What the last document decided, whatever a rollout or a limit
+    /// offers of it.
+    public var documentDecision: Decision? { held?.decision ?? pending?.decision ?? decision }
 
     /// The most versions `seen` keeps.
     public static let seenKept = 16

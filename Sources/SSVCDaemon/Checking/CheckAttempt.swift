@@ -8,6 +8,8 @@ struct CheckAttempt: Sendable {
     let app: AppConfiguration
     let settings: DaemonSettings
     let machine: MachineFacts
+    /// The service's version commands, killed when it stops.
+    let commands: RunningCommands
     let storedResponse: String?
     let storedETag: String?
     /// The stored response's signature, and the newest signature time
@@ -58,7 +60,7 @@ struct CheckAttempt: Sendable {
         let key: String
         do {
             // `v1.2` runs as `1.2` where the scheme allows the `v`.
-            key = try app.versionScheme.normalized(try await VersionReader.read(app.version))
+            key = try app.versionScheme.normalized(try await VersionReader.read(app.version, commands: commands))
         } catch let error as VersionError {
             return Result(running: nil, outcome: .failure("running version \(error)", retryAfter: nil, fetched: false))
         } catch {

@@ -29,7 +29,7 @@ extension CheckService {
             return
         }
         let attempt = CheckAttempt(
-            app: app, settings: configuration.daemon, machine: machine, storedResponse: before.response,
+            app: app, settings: configuration.daemon, machine: machine, commands: commands, storedResponse: before.response,
             storedETag: before.etag, storedSignature: before.signature, newestSignatureTime: before.newestSignatureTime,
             messageRecords: before.messages, storedAdvisories: before.advisories
         )
@@ -51,7 +51,7 @@ extension CheckService {
         if case let .success(evaluation, _, _, _, _) = result.outcome { notices = Self.coalesced(evaluation.messages) }
         state.apps[name] = after
         arm(name, atStart: false)
-        record(app, before: before, change: .check(result.outcome, notices: notices), at: started)
+        record(app, change: .check(result.outcome, notices: notices), at: started)
     }
 
     /// Notices told one by one from one check; more are told as one.

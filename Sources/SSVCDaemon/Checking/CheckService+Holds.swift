@@ -70,6 +70,7 @@ extension CheckService {
             guard var next = state.apps[app.name], let hold = next.hold, let problem = hold.problem(scheme: app.versionScheme) else { continue }
             next.hold = nil
             state.apps[app.name] = next
+            changed(app.name)
             logger.warning(
                 "\(app.name): hold lifted: \(DisplayText.cut(problem)); set it again with ssvcctl hold \(app.name) VERSION",
                 metadata: ["MESSAGE_ID": "\(MessageID.holdChanged.rawValue)", "SSVC_APP": "\(app.name)"]

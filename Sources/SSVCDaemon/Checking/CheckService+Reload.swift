@@ -75,10 +75,10 @@ extension CheckService {
         let settingsChanged = next.apps != configuration.apps || next.daemon != configuration.daemon
         configuration = next
         controlSettings.update(next.daemon)
-        statusChanged()
         for app in next.apps where policyChanged || before[app.name] != app || plans[app.name] == nil {
             arm(app.name, atStart: true)
         }
+        deriveReports()
         settleOffers()
         writer.writeNow(writeSource, state: stateChanged, metrics: settingsChanged)
         reporter.reloaded(apps: next.apps.count, at: runtime.clock.now, summary: summary())

@@ -32,7 +32,7 @@ extension CheckService {
         plans[name] = planner(for: app).plan(
             now: runtime.clock.now, history: state.apps[name]?.history ?? CheckHistory(), atStart: atStart, jitter: runtime.jitter()
         )
-        statusChanged()
+        changed(name)
         armTimer(name)
     }
 
@@ -74,7 +74,7 @@ extension CheckService {
         guard let app = app(named: name), let before = state.apps[name], let offer = before.pending,
               let after = before.offering(at: now) else { return }
         state.apps[name] = after
-        record(app, before: before, change: .offer(offer), at: now)
+        record(app, change: .offer(offer), at: now)
     }
 
     /// Settles every app's last decision under the configuration in
@@ -100,13 +100,13 @@ extension CheckService {
             // Made now, or at its time if that passed while ssvcd was stopped.
             var made = offer
             made.offerAt = min(offer.offerAt, now)
-            record(app, before: before, change: .offer(made), at: now)
+            record(app, change: .offer(made), at: now)
         } else if after.decision != before.decision || after.held != before.held || change != .limits {
-            record(app, before: before, change: .hold(change), at: now)
+            record(app, change: .hold(change), at: now)
         } else {
             // Through the batched writer: a reload that moves a thousand
             // offers writes the files once.
-            statusChanged()
+            changed(app.name)
             writer.changed()
         }
     }

@@ -64,6 +64,14 @@ public actor CheckService: Service {
     /// Each app's next check, and the timer for its next wake-up (the
     /// check or its pending offer, whichever comes first).
     var plans: [String: NextCheck] = [:]
+    /// Each app's report as derived at its last change (or when it last
+    /// stopped holding), and the report last told to the outputs.
+    var reports: [String: AppReport] = [:]
+    var told: [String: AppReport] = [:]
+    var tally = StatusTally()
+    /// Reports derived since the start: once per change of an app, and once
+    /// when one stops holding (the benchmark and the tests count them).
+    private(set) var derivations = 0
     var timers: [String: ClockTimer] = [:]
     /// Bumped each time an app's timer is replaced, so a stale firing is ignored.
     var generations: [String: Int] = [:]
@@ -76,6 +84,7 @@ public actor CheckService: Service {
     let checkSlots = Turnstile(capacity: CheckService.concurrentChecks)
     var inFlight: [String: Task<Void, Never>] = [:]
     let machine: MachineFacts
+    let commands = RunningCommands()
     var stopping = false
 
     // MARK: Outputs
@@ -132,6 +141,7 @@ public actor CheckService: Service {
     /// Plans every app, settles the offers, writes the metrics and says READY=1.
     func start() {
         for app in configuration.apps { arm(app.name, atStart: true) }
+        deriveReports()
         settleOffers()
         writer.writeNow(writeSource)
         runtime.notify("READY=1\nSTATUS=\(summary())")
@@ -155,8 +165,9 @@ public actor CheckService: Service {
         // Checks waiting for a slot get one as the cancelled ones end, see
         // `stopping` and end at once.
         for task in inFlight.values { task.cancel() }
-        // Version commands run only inside checks.
-        if !inFlight.isEmpty { CommandRunner.killRunning() }
+        // Version commands run only inside checks; one a check spawns from
+        // now on is killed as it starts.
+        commands.stop()
         for task in inFlight.values { await task.value }
         for task in retiring.values { await task.value }
         let written = writer.stop(writeSource)
@@ -210,42 +221,67 @@ public actor CheckService: Service {
         configuration.apps.first { $0.name == name }
     }
 
-    /// The app as it stands, from which every output about it is derived.
+    /// The app as it stands, from which every output about it is derived:
+    /// the report derived at its last change while that holds, else one
+    /// derived now (and kept, and counted in STATUS=).
     func report(_ app: AppConfiguration, now: Date) -> AppReport {
-        AppReport(
+        if let kept = reports[app.name], kept.holds(at: now) { return kept }
+        let report = AppReport(
             app: app, state: state.apps[app.name] ?? AppState(), next: plans[app.name] ?? NextCheck(at: nil, reason: .manualOnly),
             now: now, daemon: configuration.daemon
         )
+        reports[app.name] = report
+        derivations += 1
+        tally.set(app.name, report.tally)
+        return report
+    }
+
+    /// Derives every app's report anew, and with them STATUS= (at start
+    /// and after a reload). An app not told of before is told from now on
+    /// against what its state says was last told; one whose settings a
+    /// reload changed, against what was told under the old ones.
+    func deriveReports() {
+        let now = runtime.clock.now
+        reports = [:]
+        statusCache.invalidate()
+        tally = StatusTally()
+        let names = Set(configuration.apps.map(\.name))
+        told = told.filter { names.contains($0.key) }
+        for app in configuration.apps {
+            _ = report(app, now: now)
+            if told[app.name] == nil {
+                told[app.name] = AppReport(
+                    app: app, state: state.apps[app.name] ?? AppState(), next: plans[app.name] ?? NextCheck(at: nil, reason: .manualOnly),
+                    now: now, daemon: configuration.daemon, restoring: true
+                )
+            }
+        }
     }
 
     /// One line for systemd's STATUS=.
     func summary() -> String {
-        AppReport.summary(configuration.apps.lazy.map { self.state.apps[$0.name] ?? AppState() })
+        tally.line
     }
 
-    /// What `GetStatus` answers changed: an app's state, plan or settings.
-    func statusChanged() {
+    /// What `GetStatus` answers changed for the app: its state, plan or
+    /// settings; its report is derived again when next asked for.
+    func changed(_ name: String) {
+        reports[name] = nil
         statusCache.invalidate()
     }
 
     /// The one path from a changed app to every output: the status cache,
-    /// the files (within a second) and the reporter.
-    func record(_ app: AppConfiguration, before: AppState, change: Reporter.Change, at time: Date) {
-        statusChanged()
+    /// the files (within a second) and the reporter, which compares the
+    /// report last told with the report now.
+    func record(_ app: AppConfiguration, change: Reporter.Change, at time: Date) {
+        changed(app.name)
         writer.changed()
-        let now = runtime.clock.now
-        var advisories: (verdict: AdvisoryVerdict, lapsed: [String])?
-        if let settings = app.advisories, let verdict = report(app, now: now).advisories,
-           state.apps[app.name]?.advisories != nil, verdict.reported != state.apps[app.name]?.advisories?.reported {
-            let said = state.apps[app.name]?.advisories?.reported?.ids ?? []
-            let lapsed = AdvisoryVerdict.lapsed(
-                verdict.advisories.map(\.id).filter { !said.contains($0) }, settings: settings,
-                findings: state.apps[app.name]?.advisories?.findings ?? [], now: now
-            )
-            state.apps[app.name]?.advisories?.reported = verdict.reported
-            advisories = (verdict, lapsed)
-        }
-        reporter.report(report(app, now: now), before: before, change: change, at: time, summary: summary(), advisories: advisories)
+        let after = report(app, now: runtime.clock.now)
+        let before = told[app.name] ?? after
+        told[app.name] = after
+        // Said once, across restarts too.
+        if let said = after.advisoriesSaid, said != before.advisoriesSaid { state.apps[app.name]?.advisories?.reported = said }
+        reporter.report(after, before: before, change: change, at: time, summary: summary())
     }
 
     var writeSource: StateWriter.Source {

@@ -14,15 +14,17 @@ public enum VersionReader {
     /// How long a `version-command` may run.
     public static let commandTimeout: Double = 5
 
-    public static func read(_ source: VersionSource) async throws(Failure) -> String {
-        let key = try await readUnchecked(source)
+    /// `commands`: the group a `version-command` joins, killed when its
+    /// owner stops; nil runs it on its own.
+    public static func read(_ source: VersionSource, commands: RunningCommands? = nil) async throws(Failure) -> String {
+        let key = try await readUnchecked(source, commands: commands)
         if let problem = DisplayText.versionProblem(key) {
             throw Failure(description: "\(source.shown): not a version string: \(problem)")
         }
         return key
     }
 
-    private static func readUnchecked(_ source: VersionSource) async throws(Failure) -> String {
+    private static func readUnchecked(_ source: VersionSource, commands: RunningCommands?) async throws(Failure) -> String {
         switch source {
         case let .fixed(key):
             return key
@@ -41,7 +43,7 @@ public enum VersionReader {
             // would start libdispatch's once-a-second worker-pool monitor).
             let result = await withCheckedContinuation { continuation in
                 DispatchQueue(label: "io.ssvc.version-command").async {
-                    continuation.resume(returning: Result { () throws(Failure) in try CommandRunner.run(argv, timeout: commandTimeout) })
+                    continuation.resume(returning: Result { () throws(Failure) in try CommandRunner.run(argv, timeout: commandTimeout, commands: commands) })
                 }
             }
             let output = try result.get()
@@ -79,36 +81,54 @@ enum CommandRunner {
 
     /// Standard input and error are /dev/null; the program, and whatever it
     /// started in its process group, is killed when it outlives `timeout`
-    /// seconds, whether or not it still holds its output open. Fails unless it exits with status 0.
-    static func run(_ argv: [String], timeout: Double) throws(VersionReader.Failure) -> [UInt8] {
+    /// seconds, whether or not it still holds its output open, or when
+    /// `commands` stops. Fails unless it exits with status 0.
+    static func run(_ argv: [String], timeout: Double, commands: RunningCommands? = nil) throws(VersionReader.Failure) -> [UInt8] {
         let name = argv[0]
         let run: ChildProcess.Run
         do {
             run = try ChildProcess.run(argv, timeout: timeout, outputLimit: outputLimit, ownGroup: true) { pid in
-                running.withLock { _ = $0.insert(pid) }
+                commands?.started(pid)
             }
         } catch {
             throw VersionReader.Failure(description: "version-command \(name): \(String(cString: strerror(error.code)))")
         }
-        running.withLock { _ = $0.remove(run.pid) }
+        commands?.ended(run.pid)
         if run.timedOut { throw failure(name, "did not finish within \(Int(timeout)) s") }
         guard run.termination == .exited(0) else { throw failure(name, run.termination.description) }
         return run.output
     }
 
-    /// The process groups of the commands running now.
-    private static let running = Mutex<Set<pid_t>>([])
+    private static func failure(_ name: String, _ problem: String) -> VersionReader.Failure {
+        VersionReader.Failure(description: "version-command \(name) \(problem)")
+    }
+}
 
-    /// Kills every command running now, with its whole process group: the
-    /// daemon's stop waits for its checks, and none may hold it up to its
-    /// 5 s limit.
-    static func killRunning() {
-        running.withLock { groups in
-            for group in groups { kill(-group, SIGKILL) }
+/// The version commands one check service runs. When it stops, each is
+/// killed with its whole process group, and one spawned after is killed as
+/// it starts: the stop waits for its checks, and none may hold it up to the
+/// command's 5 s limit (a check may spawn its command just after the stop
+/// began, on a busy machine).
+public final class RunningCommands: Sendable {
+    private let contents = Mutex<(groups: Set<pid_t>, stopped: Bool)>(([], false))
+
+    public init() {}
+
+    func started(_ group: pid_t) {
+        contents.withLock { contents in
+            if contents.stopped { kill(-group, SIGKILL) } else { contents.groups.insert(group) }
         }
     }
 
-    private static func failure(_ name: String, _ problem: String) -> VersionReader.Failure {
-        VersionReader.Failure(description: "version-command \(name) \(problem)")
+    func ended(_ group: pid_t) {
+        contents.withLock { _ = $0.groups.remove(group) }
+    }
+
+    /// Kills every command running now, and every one started from now on.
+    func stop() {
+        contents.withLock { contents in
+            contents.stopped = true
+            for group in contents.groups { kill(-group, SIGKILL) }
+        }
     }
 }

@@ -3,10 +3,11 @@ import SSVCControl
 import SSVCCore
 
 /// One app as it stands at one instant: its configuration, its state and
-/// its plan. Every output the daemon gives about an app (a `GetStatus`
-/// reply, a Watch event, a metrics series, a hook's variables, a journal
-/// entry's fields, STATUS=) is derived from this one value, so that they
-/// cannot disagree.
+/// its plan, and every value derived from them, each computed once, here.
+/// Every output the daemon gives about an app (a `GetStatus` reply, a
+/// Watch event, a metrics series, a hook's variables, a journal entry's
+/// fields, STATUS=) reads these values, so that they cannot disagree; a
+/// change is told by comparing the report before it with the report after.
 struct AppReport {
     let app: AppConfiguration
     let state: AppState
@@ -15,39 +16,121 @@ struct AppReport {
     /// The daemon's settings, for the proxy the app's requests go through.
     let daemon: DaemonSettings
 
-    /// The decision's status, unless an advisory's fix is offered: then `update-required`.
-    var status: UpdateStatus { advisories?.requiredBy != nil ? .updateRequired : state.status }
-    var maskedURL: String? { app.url.map(URLText.masked) }
+    /// The app's advisories as they stand; nil when it asks about none.
+    let advisories: AdvisoryVerdict?
+    /// The decision's status, unless an advisory's fix is offered: then
+    /// `update-required`, never phased, held or capped (SPEC §13).
+    let status: UpdateStatus
+    /// The latest version shown: the decision's, or, when an advisory's
+    /// fix makes the update required, the newest the document names
+    /// (which a hold, a phase or a cap keeps out of the decision).
+    let latestVersion: String?
+    let latestVersionNumber: UInt64?
+    let stale: Bool
+    /// The decision's notes, and what the limits and advisories say beside it.
+    let note: String?
+    let maskedURL: String?
+    /// What the journal last said of the advisories: a new entry is written
+    /// when the report after a change says otherwise. A report derived
+    /// from the state says what its verdict says; the first report after a
+    /// start says what the state file remembers being said.
+    let advisoriesSaid: AdvisoryData.Reported?
+    /// The first instant after `now` at which a value above may change
+    /// with time alone (staleness, an advisory's age, an ignore entry's
+    /// end): the report is derived again from then on.
+    let validUntil: Date
 
-    /// The app's advisories as they stand now; nil when it asks about none.
-    var advisories: AdvisoryVerdict? {
-        app.advisories.map { settings in
+    /// A report is derived again at least this often, whatever its inputs say.
+    static let longestValidity: TimeInterval = 3_600
+
+    init(app: AppConfiguration, state: AppState, next: NextCheck, now: Date, daemon: DaemonSettings, restoring: Bool = false) {
+        self.app = app
+        self.state = state
+        self.next = next
+        self.now = now
+        self.daemon = daemon
+        let advisories = app.advisories.map { settings in
             AdvisoryVerdict(
                 data: state.advisories, settings: settings, latest: state.documentLatest, hasServer: app.url != nil,
                 scheme: app.versionScheme, now: now
             )
         }
+        self.advisories = advisories
+        let required = advisories?.requiredBy != nil
+        status = required ? .updateRequired : state.status
+        let shown = required ? state.documentDecision : state.decision
+        // An app without a version server is required to reach the fix itself.
+        latestVersion = shown?.latestVersion ?? (required && app.url == nil ? advisories?.requiredBy?.fixed : nil)
+        latestVersionNumber = shown?.latestVersionNumber
+        stale = state.isStale(now: now, schedule: app.schedule, signature: app.signature)
+        let notes = [advisories?.requiredNote, state.decision?.note, state.decision.flatMap(app.limits(hold: state.hold).note)].compactMap { $0 }
+            + (state.advisories?.notes ?? [])
+        note = notes.isEmpty ? nil : notes.joined(separator: "; ")
+        maskedURL = app.url.map(URLText.masked)
+        advisoriesSaid = restoring ? state.advisories?.reported : advisories.flatMap { state.advisories == nil ? nil : $0.reported }
+        validUntil = Self.validity(app: app, state: state, now: now)
     }
-    var stale: Bool { state.isStale(now: now, schedule: app.schedule, signature: app.signature) }
 
-    /// The decision's notes, and what the limits say beside it (a
-    /// required update shown through a hold).
-    var note: String? {
-        let notes = [
-            advisories?.requiredNote, state.decision?.note, state.decision.flatMap(app.limits(hold: state.hold).note),
-        ].compactMap { $0 } + (state.advisories?.notes ?? [])
-        return notes.isEmpty ? nil : notes.joined(separator: "; ")
+    /// Whether the report still holds at `now`.
+    func holds(at now: Date) -> Bool { now >= self.now && now < validUntil }
+
+    /// The first instant after `now` at which staleness or the advisories
+    /// may change with no change to the state.
+    private static func validity(app: AppConfiguration, state: AppState, now: Date) -> Date {
+        var boundaries = [now.addingTimeInterval(longestValidity)]
+        if let period = app.schedule.period(at: now), let since = state.lastSuccess ?? state.firstCheck ?? state.lastCheck {
+            boundaries.append(since.addingTimeInterval(2 * period))
+        }
+        if let maxAgeDays = app.signature?.maxAgeDays, let signedAt = state.signature?.signedAt {
+            boundaries.append(signedAt.addingTimeInterval(Double(maxAgeDays) * 86_400))
+        }
+        if let settings = app.advisories {
+            if let checked = state.advisories?.checked { boundaries.append(checked.addingTimeInterval(Double(settings.maxAgeDays) * 86_400)) }
+            boundaries.append(contentsOf: settings.ignores.compactMap(\.lapsesAt))
+        }
+        // Past the boundary itself: `isStale` and the age limits compare with `>`.
+        return boundaries.filter { $0 > now }.min()!.addingTimeInterval(0.001)
     }
 
     /// `GetStatus`'s and Watch's view.
     var appStatus: AppStatus {
+        let decision = state.decision
         var status = AppStatus(
-            name: app.name, format: app.format, url: maskedURL, schedule: app.schedule, proxy: app.proxyInUse(daemon),
-            signature: app.signature, state: state, next: next, now: now
+            name: app.name, format: app.format, schedule: app.schedule, status: status, nextCheckReason: next.reason,
+            consecutiveFailures: state.consecutiveFailures, stale: stale
         )
-        status.status = self.status
+        status.url = maskedURL
+        status.proxy = app.proxyInUse(daemon)
+        status.currentVersion = state.currentVersion
+        status.currentVersionNumber = state.currentVersionNumber
+        status.latestVersion = latestVersion
+        status.latestVersionNumber = latestVersionNumber
+        status.minimumSupportedVersionNumber = decision?.minimumSupportedVersionNumber
+        status.availableSince = decision?.availableSince.map(RFC3339.format)
+        status.lastCheck = state.lastCheck.map(RFC3339.format)
+        status.lastSuccess = state.lastSuccess.map(RFC3339.format)
+        status.nextCheck = next.at.map(RFC3339.format)
+        status.lastError = state.lastError
+        status.signedAt = state.signature?.signedAt.map(RFC3339.format)
+        status.signatureKeyId = state.signature?.keyID
         status.note = note
-        if let advisories { status.show(advisories, data: state.advisories) }
+        status.description = decision?.description
+        status.pendingVersion = state.pending?.version
+        status.offerAt = state.pending?.dueAt.map(RFC3339.format)
+        status.rolloutPercentage = state.pending?.cap
+        status.offerAtPercentage = state.pending.flatMap { $0.capped ? $0.percentageNeeded : nil }
+        status.hold = state.hold?.version
+        status.holdSince = state.hold.map { RFC3339.format($0.since) }
+        status.heldVersion = state.held?.version
+        status.heldBy = state.held?.by.rawValue
+        status.heldSince = state.held.map { RFC3339.format($0.since) }
+        if let advisories {
+            status.advisoryState = advisories.state
+            status.advisoriesChecked = state.advisories?.checked.map(RFC3339.format)
+            status.advisories = advisories.advisories.map(AppStatus.Advisory.init)
+            status.advisoriesOmitted = advisories.omitted
+            status.ignoredAdvisories = advisories.ignored
+        }
         return status
     }
 
@@ -55,7 +138,7 @@ struct AppReport {
     var metrics: MetricsExposition.App {
         var metrics = MetricsExposition.App(
             name: app.name, format: app.format.rawValue, schedule: app.schedule.rawValue, currentVersion: state.currentVersion,
-            latestVersion: state.decision?.latestVersion, status: status, lastCheck: state.lastCheck, lastSuccess: state.lastSuccess,
+            latestVersion: latestVersion, status: status, lastCheck: state.lastCheck, lastSuccess: state.lastSuccess,
             nextCheck: next.at, pendingVersion: state.pending?.version, offerAt: state.pending?.dueAt,
             held: state.held != nil, consecutiveFailures: state.consecutiveFailures, stale: stale
         )
@@ -71,7 +154,7 @@ struct AppReport {
     func hookEvent(_ kind: HookRunner.Event.Kind, previous: UpdateStatus, message: String? = nil) -> HookRunner.Event {
         var event = HookRunner.Event(
             kind: kind, app: app.name, status: status, previousStatus: previous, currentVersion: state.currentVersion,
-            latestVersion: state.decision?.latestVersion, url: maskedURL ?? "", message: message
+            latestVersion: latestVersion, url: maskedURL ?? "", message: message
         )
         if let advisories {
             event.advisoryState = advisories.state
@@ -80,23 +163,49 @@ struct AppReport {
         return event
     }
 
-    /// systemd's STATUS= line over every app's state: counts by status,
-    /// then the phased, the held and the failing. It reads only what a report's
-    /// `status` and `state` give, without building a thousand reports for
-    /// each check.
-    static func summary(_ states: some Collection<AppState>) -> String {
-        var counts: [UpdateStatus: Int] = [:]
-        var (failing, phased, held) = (0, 0, 0)
-        for state in states {
-            counts[state.status, default: 0] += 1
-            if state.consecutiveFailures > 0 { failing += 1 }
-            if state.pending != nil { phased += 1 }
-            if state.held != nil { held += 1 }
+    /// What systemd's STATUS= counts of this report.
+    var tally: StatusTally.Entry {
+        StatusTally.Entry(status: status, phased: state.pending != nil, held: state.held != nil, failing: state.consecutiveFailures > 0)
+    }
+}
+
+/// systemd's STATUS= line: the apps counted by their reports' status, then
+/// the phased, the held and the failing. Kept up to date one app at a time
+/// as its report changes, never rebuilt from a thousand reports per check.
+struct StatusTally {
+    struct Entry: Equatable {
+        var status: UpdateStatus
+        var phased: Bool
+        var held: Bool
+        var failing: Bool
+    }
+
+    private var entries: [String: Entry] = [:]
+    private var counts: [UpdateStatus: Int] = [:]
+    private var (phased, held, failing) = (0, 0, 0)
+
+    /// Counts `entry` for `app`, in place of what was counted for it; nil
+    /// counts it no more.
+    mutating func set(_ app: String, _ entry: Entry?) {
+        if let old = entries.removeValue(forKey: app) { add(old, -1) }
+        if let entry {
+            entries[app] = entry
+            add(entry, 1)
         }
-        var parts = UpdateStatus.allCases.compactMap { status in counts[status].map { "\($0) \(status.rawValue)" } }
+    }
+
+    private mutating func add(_ entry: Entry, _ step: Int) {
+        counts[entry.status, default: 0] += step
+        if entry.phased { phased += step }
+        if entry.held { held += step }
+        if entry.failing { failing += step }
+    }
+
+    var line: String {
+        var parts = UpdateStatus.allCases.compactMap { status in counts[status].flatMap { $0 > 0 ? "\($0) \(status.rawValue)" : nil } }
         if phased > 0 { parts.append("\(phased) phased") }
         if held > 0 { parts.append("\(held) held") }
         if failing > 0 { parts.append("\(failing) failing") }
-        return "\(states.count) apps" + (parts.isEmpty ? "" : ": " + parts.joined(separator: ", "))
+        return "\(entries.count) apps" + (parts.isEmpty ? "" : ": " + parts.joined(separator: ", "))
     }
 }

@@ -17,7 +17,7 @@ struct CheckJournal: Sendable {
             "SSVC_NEXT_CHECK": "\(report.next.at.map(RFC3339.format) ?? report.next.reason.rawValue)",
         ]
         if let current = state.currentVersion { metadata["SSVC_CURRENT_VERSION"] = "\(current)" }
-        if let latest = state.decision?.latestVersion { metadata["SSVC_LATEST_VERSION"] = "\(latest)" }
+        if let latest = report.latestVersion { metadata["SSVC_LATEST_VERSION"] = "\(latest)" }
         if let pending = state.pending {
             metadata["SSVC_PENDING_VERSION"] = "\(pending.version)"
             if let due = pending.dueAt { metadata["SSVC_PHASED_OFFER_AT"] = "\(RFC3339.format(due))" }
@@ -50,14 +50,13 @@ struct CheckJournal: Sendable {
             let retry = next.at.map { "; next try \(RFC3339.format($0))" } ?? ""
             logger.warning("\(app.name): check failed: \(message)\(retry)", metadata: metadata)
         case let .success(_, _, _, _, signature):
-            let decision = state.decision ?? Decision()
             metadata["MESSAGE_ID"] = "\(MessageID.forCheck(report.status).rawValue)"
             if let signature {
                 metadata["SSVC_KEY_ID"] = "\(signature.keyID)"
                 if let signedAt = signature.signedAt { metadata["SSVC_SIGNED_AT"] = "\(RFC3339.format(signedAt))" }
             }
             let current = state.currentVersion ?? "?"
-            let latest = decision.latestVersion ?? decision.latestVersionNumber.map(String.init) ?? "?"
+            let latest = report.latestVersion ?? report.latestVersionNumber.map(String.init) ?? "?"
             let phased = state.pending.map { "; \($0.version) phased: \(Self.waiting($0))" } ?? ""
             let held = state.held.map { "; \($0.version) kept back by \($0.by.rawValue)" } ?? ""
             switch report.status {
@@ -81,8 +80,7 @@ struct CheckJournal: Sendable {
     func offer(_ report: AppReport, offer: PhasedOffer) {
         let (app, state) = (report.app, report.state)
         var metadata = fields(report)
-        let decision = state.decision ?? offer.decision
-        metadata["MESSAGE_ID"] = "\(MessageID.forCheck(decision.status).rawValue)"
+        metadata["MESSAGE_ID"] = "\(MessageID.forCheck(report.status).rawValue)"
         metadata["SSVC_PHASED_OFFER_AT"] = "\(RFC3339.format(offer.offerAt))"
         let current = state.currentVersion ?? "?"
         logger.notice(

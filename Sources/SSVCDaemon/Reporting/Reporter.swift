@@ -51,14 +51,11 @@ final class Reporter {
         hooks = directory.map { HookRunner(directory: $0, environment: environment, logger: logger) }
     }
 
-    /// Reports one app's change: `before` is its state before it, `report`
-    /// the app as it is now; `summary` the STATUS= line after it.
-    /// `advisories`: the app's advisory verdict when it changed from what
-    /// was last said, with the ids whose ignore entry lapsed.
-    func report(
-        _ report: AppReport, before: AppState, change: Change, at time: Date, summary: String,
-        advisories: (verdict: AdvisoryVerdict, lapsed: [String])? = nil
-    ) {
+    /// Reports one app's change: `before` is the report last told of it,
+    /// `report` the app as it is now; `summary` the STATUS= line after it.
+    /// A hook, an event or an entry about a value goes out exactly when
+    /// the value differs between the two reports.
+    func report(_ report: AppReport, before: AppReport, change: Change, at time: Date, summary: String) {
         var notices: [MessageNotice] = []
         let kind: ControlEvent.Kind
         switch change {
@@ -74,23 +71,40 @@ final class Reporter {
             kind = .hold
             journal.hold(report, change: holdChange)
         }
-        if let held = report.state.held, held.version != before.held?.version || held.by != before.held?.by {
+        let (held, was) = (report.state.held, before.state.held)
+        if let held, held.version != was?.version || held.by != was?.by {
             journal.keptBack(report, held: held)
-        } else if let was = before.held, report.state.held == nil, report.state.currentVersion == before.currentVersion {
+        } else if let was, held == nil, report.state.currentVersion == before.state.currentVersion {
             journal.noLongerKeptBack(report, was: was)
         }
-        if let advisories { journal.advisories(report, verdict: advisories.verdict, lapsed: advisories.lapsed) }
-        runHooks(report, before: before, notices: notices)
-        if advisories != nil { hooks?.run(report.hookEvent(.advisory, previous: before.decision?.status ?? .unknown)) }
+        let advisoriesChanged = report.advisoriesSaid != nil && report.advisoriesSaid != before.advisoriesSaid
+        if advisoriesChanged, let verdict = report.advisories {
+            journal.advisories(report, verdict: verdict, lapsed: Self.lapsed(report, before: before))
+        }
+        if let hooks {
+            if before.status != report.status { hooks.run(report.hookEvent(.statusChanged, previous: before.status)) }
+            for notice in notices { hooks.run(report.hookEvent(.notice, previous: before.status, message: notice.text)) }
+            if advisoriesChanged { hooks.run(report.hookEvent(.advisory, previous: before.status)) }
+        }
         if !watchers.isEmpty {
             let appStatus = report.appStatus
             publish(ControlEvent(kind: kind, at: RFC3339.format(time), app: appStatus, message: nil))
-            if advisories != nil { publish(ControlEvent(kind: .advisory, at: RFC3339.format(time), app: appStatus, message: nil)) }
+            if advisoriesChanged { publish(ControlEvent(kind: .advisory, at: RFC3339.format(time), app: appStatus, message: nil)) }
             for notice in notices {
                 publish(ControlEvent(kind: .notice, at: RFC3339.format(time), app: appStatus, message: notice.description))
             }
         }
         status(summary)
+    }
+
+    /// The advisories told now that were not before because their ignore entry lapsed.
+    private static func lapsed(_ report: AppReport, before: AppReport) -> [String] {
+        guard let settings = report.app.advisories, let verdict = report.advisories else { return [] }
+        let said = before.advisoriesSaid?.ids ?? []
+        return AdvisoryVerdict.lapsed(
+            verdict.advisories.map(\.id).filter { !said.contains($0) }, settings: settings, findings: report.state.advisories?.findings ?? [],
+            now: report.now
+        )
     }
 
     /// A reload put a configuration in force.
@@ -103,16 +117,6 @@ final class Reporter {
     /// systemd's STATUS=.
     func status(_ summary: String) {
         notify("STATUS=\(summary)")
-    }
-
-    /// Tells the hooks about a changed status and each notice shown.
-    private func runHooks(_ report: AppReport, before: AppState, notices: [MessageNotice]) {
-        guard let hooks else { return }
-        let previous = before.decision?.status ?? .unknown
-        if previous != report.status { hooks.run(report.hookEvent(.statusChanged, previous: previous)) }
-        for notice in notices {
-            hooks.run(report.hookEvent(.notice, previous: previous, message: notice.text))
-        }
     }
 
     // MARK: Watch

@@ -1,0 +1,154 @@
+import Foundation
+import SSVCControl
+import SSVCCore
+@testable import SSVCDaemon
+import SSVCTestSupport
+import Testing
+
+/// One status, derived once (issue 50): an advisory whose fix the server
+/// offers makes the update required through a hold, a phase and a cap;
+/// every output says so, and says it once.
+@Suite("one status, derived once", .timeLimit(.minutes(1)))
+struct AppReportVirtualTests {
+    typealias Stage = VirtualTimeTests
+
+    /// PYSEC-DEMO: `demo` below 2.0 is affected, 2.0 fixes it.
+    static let record = """
+        {"id": "PYSEC-DEMO", "modified": "2026-01-01T00:00:00Z", "affected": [{"package": {"ecosystem": "PyPI", "name": "demo"},
+         "ranges": [{"type": "ECOSYSTEM", "events": [{"introduced": "0"}, {"fixed": "2.0"}]}]}]}
+        """
+
+    /// An app at 1.0 asking about `demo`'s advisories in `records`.
+    static func app(_ name: String, _ server: LoopbackHTTPServer?, records: URL, extra: String = "") -> String {
+        """
+        [[app]]
+        name = "\(name)"
+        \(server.map { "url = \"\($0.url("/" + name))\"" } ?? "")
+        version = "1.0"
+        advisories = "osv"
+        advisories-url = "file://\(records.path)"
+        advisories-ecosystem = "PyPI"
+        advisories-package = "demo"
+        \(extra)
+
+        """
+    }
+
+    /// Four apps the advisory makes required: one held, one phased, one
+    /// whose rollout the server capped at 0, one without a version server.
+    static func fleet() async throws -> (VirtualDaemon, LoopbackHTTPServer, records: URL, hooked: URL) {
+        let (clock, server) = try await Stage.stage { path in
+            path.hasPrefix("/capped")
+                ? LoopbackHTTPServer.Reply(body: #"{"SSVCLatestVersionKey":"2.0","SSVCPhasedRolloutPercentage":0}"#) : Stage.body("2.0")
+        }
+        let records = FileManager.default.temporaryDirectory.appendingPathComponent("ssvc-records-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: records, withIntermediateDirectories: true)
+        try record.write(to: records.appendingPathComponent("PYSEC-DEMO.json"), atomically: true, encoding: .utf8)
+        let phased = "phased-rollout-seconds = 86400"
+        let daemon = try VirtualDaemon(
+            daemon: "first-check-window-seconds = 0\nrollout-position = 0.9\nhooks-dir = \"hooks.d\"",
+            apps: app("held", server, records: records) + app("phased", server, records: records, extra: phased)
+                + app("capped", server, records: records, extra: phased) + app("bare", nil, records: records),
+            clock: clock
+        )
+        let hooked = daemon.folder.appendingPathComponent("hooked")
+        let hooks = daemon.folder.appendingPathComponent("hooks.d")
+        try FileManager.default.createDirectory(at: hooks, withIntermediateDirectories: true)
+        let hook = hooks.appendingPathComponent("10-record").path
+        try """
+            #!/bin/sh
+            echo "$SSVC_APP $SSVC_EVENT $SSVC_PREVIOUS_STATUS $SSVC_STATUS $SSVC_LATEST_VERSION" >> '\(hooked.path)'
+            """.write(toFile: hook, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: hook)
+        return (daemon, server, records, hooked)
+    }
+
+    /// The hook's lines for `app`'s status changes.
+    static func statusChanges(_ hooked: URL, _ app: String) -> [String] {
+        ((try? String(contentsOf: hooked, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+            .filter { $0.hasPrefix("\(app) status-changed ") }
+    }
+
+    @Test("one status-changed hook per real change over repeated checks of held, phased, capped and bare apps an advisory makes required")
+    func oneHookPerChange() async throws {
+        let (daemon, server, records, hooked) = try await Self.fleet()
+        defer { try? FileManager.default.removeItem(at: records) }
+        await daemon.start()
+        _ = try await daemon.service.hold("held", at: nil, caller: nil)
+        for _ in 0..<3 { _ = await daemon.service.checkNow(nil) }
+        let statuses = try #require(await daemon.service.status(of: nil))
+        #expect(statuses.allSatisfy { $0.status == .updateRequired }, "\(statuses.map { "\($0.name) \($0.status)" })")
+        // The fix goes away: one change more, back to what the decision says.
+        try FileManager.default.removeItem(at: records.appendingPathComponent("PYSEC-DEMO.json"))
+        for _ in 0..<2 { _ = await daemon.service.checkNow(nil) }
+        #expect(await daemon.service.status(of: nil)?.allSatisfy { $0.status == .upToDate } == true)
+        // An app's hooks run one at a time, in order: its last line says the earlier ones ran.
+        let names = ["held", "phased", "capped", "bare"]
+        #expect(await eventually(within: 20) { names.allSatisfy { Self.statusChanges(hooked, $0).count >= 2 } })
+        for name in names {
+            let lines = Self.statusChanges(hooked, name)
+            #expect(lines.map { $0.split(separator: " ").prefix(4).joined(separator: " ") } == [
+                "\(name) status-changed unknown update-required", "\(name) status-changed update-required up-to-date",
+            ], "\(name): \(lines)")
+            #expect(lines.first?.hasSuffix(" 2.0") == true, "the fix's version is the latest: \(lines)")
+        }
+        await Stage.end(daemon, server)
+    }
+
+    @Test("STATUS= counts what GetStatus shows; the fix's version is the latest shown through a hold, a phase and a cap, in every output")
+    func countsAndLatest() async throws {
+        let (daemon, server, records, _) = try await Self.fleet()
+        defer { try? FileManager.default.removeItem(at: records) }
+        await daemon.start()
+        _ = try await daemon.service.hold("held", at: nil, caller: nil)
+        _ = await daemon.service.checkNow(nil)
+        let statuses = try #require(await daemon.service.status(of: nil))
+        let line = try #require(daemon.record.notifications.last { $0.hasPrefix("STATUS=") })
+        #expect(statuses.filter { $0.status == .updateRequired }.count == 4)
+        #expect(line == "STATUS=4 apps: 4 update-required, 2 phased, 1 held", "\(line)")
+        for status in statuses {
+            #expect(status.latestVersion == "2.0", "\(status.name): \(status.latestVersion ?? "nil")")
+            #expect(status.note?.contains("required: PYSEC-DEMO is fixed in 2.0") == true, "\(status.note ?? "")")
+        }
+        #expect(try #require(statuses.first { $0.name == "held" }).heldVersion == "2.0")
+        #expect(try #require(statuses.first { $0.name == "phased" }).pendingVersion == "2.0")
+        let entries = daemon.record.entries.filter { $0.metadata["SSVC_STATUS"] == "update-required" && $0.message.contains("update required: ") }
+        for name in ["held", "phased", "capped", "bare"] {
+            let entry = entries.last { $0.metadata["SSVC_APP"] == name }
+            #expect(entry?.metadata["SSVC_LATEST_VERSION"] == "2.0" && entry?.message.contains("1.0 → 2.0") == true, "\(name): \(String(describing: entry))")
+        }
+        let metrics = await daemon.service.metricsApps()
+        #expect(metrics.map(\.latestVersion) == Array(repeating: "2.0", count: 4) && metrics.allSatisfy { $0.status == .updateRequired })
+        await Stage.end(daemon, server)
+    }
+
+    @Test("a report is derived once per change: status calls in between derive nothing, a check derives its app's alone")
+    func derivedOncePerChange() async throws {
+        let (daemon, server, records, _) = try await Self.fleet()
+        defer { try? FileManager.default.removeItem(at: records) }
+        await daemon.start()
+        _ = await daemon.service.checkNow(nil)
+        let settled = await daemon.service.derivations
+        for _ in 0..<20 { _ = await daemon.service.status(of: nil) }
+        _ = await daemon.service.summary()
+        #expect(await daemon.service.derivations == settled, "nothing changed, nothing derived")
+        _ = await daemon.service.checkNow("held")
+        for _ in 0..<20 { _ = await daemon.service.status(of: nil) }
+        #expect(await daemon.service.derivations == settled + 1, "one check, one app's report")
+        // Time alone: within the hour a report holds, nothing; past it, each app once.
+        await daemon.clock.advance(by: 1_800)
+        for _ in 0..<5 { _ = await daemon.service.status(of: nil) }
+        #expect(await daemon.service.derivations == settled + 1)
+        await daemon.clock.advance(by: 3_600)
+        for _ in 0..<5 { _ = await daemon.service.status(of: nil) }
+        #expect(await daemon.service.derivations == settled + 5)
+        await Stage.end(daemon, server)
+    }
+}
+
+extension CheckService {
+    /// The metrics file's apps, as the next write would give them.
+    func metricsApps() -> [MetricsExposition.App] {
+        writeSource.metrics()
+    }
+}
