@@ -1,71 +1,12 @@
 import AsyncHTTPClient
-@preconcurrency import Glibc
 import Dispatch
 import FoundationEssentials
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
-import NIOPosix
 import NIOSSL
 import SSVCCore
 import SSVCPosix
-
-/// What a fetch brought back.
-public enum FetchOutcome: Sendable, Equatable {
-    /// A 200 response, read whole, with its `ETag` when it had one (and,
-    /// when it went to a `FetchSink`, its `Last-Modified`, the body empty).
-    case body([UInt8], etag: String?, lastModified: String? = nil)
-    /// 304: what we have is still current.
-    case notModified
-}
-
-/// A request other than a plain GET whose body is kept in memory: a POST
-/// with a JSON body (the OSV API), or a body written to a file as it
-/// streams (an OSV export of hundreds of megabytes).
-public struct FetchRequest: Sendable {
-    /// Sent as a POST with `Content-Type: application/json`.
-    public var post: [UInt8]?
-    /// The body goes to this open file, not to memory.
-    public var sink: Int32?
-    /// Sent as `If-Modified-Since`.
-    public var lastModified: String?
-    /// How much longer than `timeout-seconds` the whole exchange may take
-    /// (a large export); each read still waits at most `timeout-seconds`.
-    public var deadlineFactor: Int
-
-    public init(post: [UInt8]? = nil, sink: Int32? = nil, lastModified: String? = nil, deadlineFactor: Int = 1) {
-        self.post = post
-        self.sink = sink
-        self.lastModified = lastModified
-        self.deadlineFactor = deadlineFactor
-    }
-}
-
-/// The most a body may have, and what sets it, for messages:
-/// "max-response-bytes (1048576)".
-public struct BodyLimit: Sendable, CustomStringConvertible {
-    public let bytes: Int
-    public let description: String
-
-    /// A minisign signature file: 4 KiB, as the format allows.
-    public static let signature = BodyLimit(bytes: Minisign.maximumSignatureBytes, description: "the \(Minisign.maximumSignatureBytes) bytes a signature may have")
-
-    static func maxResponseBytes(_ bytes: Int) -> BodyLimit {
-        BodyLimit(bytes: bytes, description: "max-response-bytes (\(bytes))")
-    }
-}
-
-/// Why a fetch failed, in words for the journal, and whether the server
-/// asked for a pause (`Retry-After` on 429 or 503).
-public struct FetchError: Error, Equatable, CustomStringConvertible {
-    public let description: String
-    public let retryAfter: Date?
-
-    init(_ description: String, retryAfter: Date? = nil) {
-        self.description = description
-        self.retryAfter = retryAfter
-    }
-}
 
 /// Fetches version documents over https, http or from a file.
 ///
@@ -90,7 +31,7 @@ public final class Fetcher: Sendable {
     private let caRoots: Result<[NIOSSLCertificate], FetchError>?
     private let timeout: TimeAmount
     /// "timeout-seconds (30 s)", for messages.
-    private let timeoutText: String
+    let timeoutText: String
     private let responseLimit: BodyLimit
     private let environment: [String: String]
 
@@ -305,155 +246,5 @@ public final class Fetcher: Sendable {
         }
         let body = response.status.code == 200 ? try await collect(response, deadline: deadline, limit: limit, sink: options.sink) : []
         return HTTPReply(status: response.status, headers: response.headers, body: body)
-    }
-
-    /// " (through proxy http://host:port)", or nothing when direct.
-    private static func through(_ proxy: ProxyServer?) -> String {
-        proxy.map { " (through proxy \($0))" } ?? ""
-    }
-
-    private func collect(
-        _ response: HTTPClientResponse, deadline: NIODeadline, limit: BodyLimit, sink: Int32?
-    ) async throws(FetchError) -> [UInt8] {
-        if let length = response.headers.first(name: "Content-Length").flatMap(Int.init), length > limit.bytes {
-            throw FetchError("response of \(length) bytes is larger than \(limit)")
-        }
-        var body: [UInt8] = []
-        var count = 0
-        do {
-            for try await chunk in response.body {
-                guard count + chunk.readableBytes <= limit.bytes else {
-                    throw FetchError("response is larger than \(limit)")
-                }
-                count += chunk.readableBytes
-                if let sink {
-                    try Self.write(chunk, to: sink)
-                } else {
-                    body.append(contentsOf: chunk.readableBytesView)
-                }
-                if NIODeadline.now() > deadline { throw HTTPClientError.deadlineExceeded }
-            }
-        } catch let error as FetchError {
-            throw error
-        } catch {
-            if NIODeadline.now() >= deadline { throw FetchError("reading the response took longer than \(timeoutText)") }
-            throw FetchError("reading the response: \(Self.describe(error, url: nil))")
-        }
-        return body
-    }
-
-    /// All of `chunk` to `file`, or an error naming the system's reason (a full disk).
-    private static func write(_ chunk: ByteBuffer, to file: Int32) throws(FetchError) {
-        let failure: Int32? = chunk.withUnsafeReadableBytes { bytes in
-            var offset = 0
-            while offset < bytes.count {
-                let written = Glibc.write(file, bytes.baseAddress! + offset, bytes.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    return errno
-                }
-                offset += written
-            }
-            return nil
-        }
-        if let failure { throw FetchError("writing the download: \(String(cString: strerror(failure)))") }
-    }
-
-    private func readFile(_ url: String, limit: BodyLimit) throws(FetchError) -> FetchOutcome {
-        guard let path = URL(string: url)?.path, !path.isEmpty else { throw FetchError("'\(URLText.masked(url))' is not a file URL") }
-        do {
-            return .body(try BoundedReader.read(path: path, limit: limit.bytes), etag: nil)
-        } catch {
-            throw FetchError(error.description)
-        }
-    }
-
-    /// Errors as an operator reads them, not as a type name: one phrase of
-    /// our own for each kind NIO and AsyncHTTPClient report, naming the
-    /// host and port ("cannot connect to 127.0.0.1:8080: connection
-    /// refused"). Through a proxy, a failure to reach it or a refusal of
-    /// the tunnel names the proxy (its password hidden); other failures
-    /// say they went through it.
-    static func describe(_ error: any Error, url: String?, proxy: ProxyServer? = nil) -> String {
-        if let proxy {
-            if let error = error as? HTTPClientError, error == .proxyAuthenticationRequired {
-                return "proxy \(proxy) refused the request: HTTP 407 Proxy Authentication Required (check the user and password in its URL)"
-            }
-            if let error = error as? HTTPClientError, error == .invalidProxyResponse {
-                return "proxy \(proxy) refused the tunnel to \(url.flatMap { FetchTarget($0)?.authority } ?? "the server")"
-            }
-            if error is NIOConnectionError {
-                return "cannot connect to proxy \(proxy): \(reason(error))"
-            }
-            return describe(error, url: url) + through(proxy)
-        }
-        let place = url.flatMap(FetchTarget.init).map(\.hostAndPort) ?? "the server"
-        if let error = error as? HTTPClientError {
-            switch error {
-            case .connectTimeout: return "cannot connect to \(place): timed out"
-            case .readTimeout: return "the server at \(place) stopped answering"
-            case .deadlineExceeded: return "the request to \(place) took longer than timeout-seconds"
-            case .remoteConnectionClosed: return "the server at \(place) closed the connection before a whole response"
-            case .cancelled: return "cancelled"
-            default: return "the request to \(place) failed: \(error)"
-            }
-        }
-        if let error = error as? NIOSSLError {
-            let text = "\(error)"
-            if text.firstRange(of: "CERTIFICATE_VERIFY_FAILED") != nil {
-                return "TLS to \(place): the server's certificate is not trusted (certificate verify failed: unknown issuer, expired, or for another name)"
-            }
-            if text.firstRange(of: "WRONG_VERSION_NUMBER") != nil || text.firstRange(of: "PACKET_LENGTH_TOO_LONG") != nil {
-                return "TLS to \(place): the server does not speak TLS there (plain http on an https port?)"
-            }
-            if case .uncleanShutdown = error { return "TLS to \(place): the server closed the connection without a TLS close" }
-            return "TLS to \(place): \(text)"
-        }
-        if let error = error as? HTTPParserError {
-            if case .headerOverflow = error { return "the server at \(place) sent more header bytes than allowed (80 KiB)" }
-            return "the server at \(place) sent a malformed HTTP response (\(error))"
-        }
-        if let error = error as? NIOConnectionError {
-            if error.connectionErrors.isEmpty, error.dnsAError != nil || error.dnsAAAAError != nil {
-                return "cannot resolve the host name of \(place)"
-            }
-            return "cannot connect to \(place): \(reason(error))"
-        }
-        if let error = error as? IOError {
-            switch error.errnoCode {
-            case ECONNREFUSED, EHOSTUNREACH, ENETUNREACH, ETIMEDOUT, EADDRNOTAVAIL:
-                return "cannot connect to \(place): \(reason(error))"
-            case ECONNRESET: return "the server at \(place) reset the connection"
-            case EPIPE: return "the server at \(place) closed the connection"
-            default: return "\(place): \(reason(error))"
-            }
-        }
-        if let error = error as? ChannelError {
-            switch error {
-            case .ioOnClosedChannel, .eof, .outputClosed, .alreadyClosed:
-                return "the server at \(place) closed the connection before a whole response"
-            case .connectTimeout: return "cannot connect to \(place): timed out"
-            default: break
-            }
-        }
-        return "the request to \(place) failed: \(error)"
-    }
-
-    /// The first cause of a failed connection, or the error in words:
-    /// "connection refused", "timed out", "connection reset".
-    private static func reason(_ error: any Error) -> String {
-        if let error = error as? NIOConnectionError {
-            return error.connectionErrors.first.map { reason($0.error) } ?? "\(error)"
-        }
-        if let error = error as? IOError { return String(cString: strerror(error.errnoCode)).lowercased() }
-        if let error = error as? HTTPClientError, error == .connectTimeout { return "timed out" }
-        if let error = error as? ChannelError {
-            switch error {
-            case .connectTimeout: return "timed out"
-            case .ioOnClosedChannel, .eof, .outputClosed: return "it closed the connection"
-            default: break
-            }
-        }
-        return "\(error)"
     }
 }
