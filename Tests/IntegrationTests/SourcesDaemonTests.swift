@@ -8,7 +8,7 @@ import Testing
 /// answer (`Tests/Fixtures/sources`), and installed packages from dpkg's
 /// database.
 @Suite("ssvcd: GitHub releases, any JSON document, installed packages", .processSlot)
-struct SourcesTests {
+struct SourcesDaemonTests {
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Fixtures/sources")
 

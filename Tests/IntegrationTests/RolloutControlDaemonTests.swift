@@ -7,7 +7,7 @@ import Testing
 /// pinned at different positions follows the publisher's cap, and
 /// `ssvcctl hold` holds a machine back across a restart.
 @Suite("ssvcd: rollout control", .processSlot)
-struct RolloutControlTests {
+struct RolloutControlDaemonTests {
     static let positions = [0.1, 0.3, 0.5, 0.7, 0.9]
 
     /// `daemon` once its socket is there: a call before then finds nothing to connect to.
