@@ -45,14 +45,14 @@ struct InProcessConfigurationTests {
         #expect(await daemon.wait { daemon.app("a")?["lastSuccess"] != nil && daemon.app("b")?["lastSuccess"] != nil }, "\(daemon.log)")
         let reloads = try await processCalls(of: daemon.process.pid) {
             for _ in 0..<3 {
-                let reload = try await Executable.run("ssvcctl", ["--socket", daemon.socketPath, "reload", "--timeout", "10"])
+                let reload = try await Executable.run("ssvcctl", ["--socket", daemon.socketPath, "reload", "--timeout", "60"])
                 #expect(reload.status == 0, "\(reload.standardError)")
             }
         }
         #expect(reloads.isEmpty, "a reload started: \(reloads)")
         // The trace sees what it is meant to: the version-command's child.
         let check = try await processCalls(of: daemon.process.pid) {
-            let result = try await Executable.run("ssvcctl", ["--socket", daemon.socketPath, "check", "c", "--timeout", "10"])
+            let result = try await Executable.run("ssvcctl", ["--socket", daemon.socketPath, "check", "c", "--timeout", "60"])
             #expect(result.status == 10, "\(result.standardOutput)")
         }
         #expect(check.contains { $0.contains("execve(\"/bin/echo\"") }, "\(check)")

@@ -26,9 +26,9 @@ struct NeverWedgeTests {
         #expect(limit > 0 && queued > 0 && queued <= limit + 1, "queued \(queued), net.unix.max_dgram_qlen \(limit)")
         #expect(listener.sendWithoutWaiting() == EAGAIN, "the supervisor's queue is not full")
         for round in 0..<20 {
-            let check = try await Executable.run("ssvcctl", ["--socket", daemon.socketPath, "check", "n", "--timeout", "10"])
+            let check = try await Executable.run("ssvcctl", ["--socket", daemon.socketPath, "check", "n", "--timeout", "60"])
             #expect(check.status == 10, "check \(round): \(check.standardError)")
-            let reload = try await Executable.run("ssvcctl", ["--socket", daemon.socketPath, "reload", "--timeout", "10"])
+            let reload = try await Executable.run("ssvcctl", ["--socket", daemon.socketPath, "reload", "--timeout", "60"])
             #expect(reload.status == 0, "reload \(round): \(reload.standardError)")
             if check.status != 10 || reload.status != 0 { break }
         }
@@ -78,7 +78,7 @@ struct NeverWedgeTests {
             ("100,000 dotted parts", ":1:201: tables and arrays nest more than 100 deep"),
         ] {
             let bad = try folder.file("apps.d/x.toml", try #require(Self.crashingFiles[name]))
-            let reload = try await Executable.run("ssvcctl", ["--socket", daemon.socketPath, "reload", "--timeout", "10"])
+            let reload = try await Executable.run("ssvcctl", ["--socket", daemon.socketPath, "reload", "--timeout", "60"])
             #expect(reload.status == 1)
             #expect(reload.standardError.contains(bad + problem), "\(reload.standardError)")
             #expect(daemon.process.isRunning)
@@ -149,7 +149,7 @@ struct NeverWedgeTests {
         try text.write(toFile: path, atomically: true, encoding: .utf8)
         let second = try DaemonProcess(apps: apps, folder: folder)
         #expect(await second.wait { FileManager.default.fileExists(atPath: second.socketPath) })
-        let check = try await Executable.run("ssvcctl", ["--socket", second.socketPath, "check", "s", "--timeout", "10"])
+        let check = try await Executable.run("ssvcctl", ["--socket", second.socketPath, "check", "s", "--timeout", "60"])
         #expect(second.process.isRunning, "\(second.log)")
         #expect(second.app("s")?["consecutiveFailures"] as? Int == Int.max, "\(check.standardOutput)")
         #expect(await second.stop() == 0)
@@ -203,7 +203,7 @@ struct NeverWedgeTests {
         let daemon = try DaemonProcess(apps: apps, folder: folder)
         #expect(await daemon.wait { FileManager.default.fileExists(atPath: daemon.socketPath) }, "\(daemon.log)")
         #expect(daemon.log.contains("state.json is a FIFO, not a regular file"), "\(daemon.log)")
-        let check = try await Executable.run("ssvcctl", ["--socket", daemon.socketPath, "check", "--json", "--timeout", "10"])
+        let check = try await Executable.run("ssvcctl", ["--socket", daemon.socketPath, "check", "--json", "--timeout", "60"])
         #expect(check.standardOutput.contains("version-file: \(fifo) is a FIFO, not a regular file"), "\(check.standardOutput)")
         #expect(check.standardOutput.contains("\(fifo) is a FIFO, not a regular file"))
         #expect(try await daemon.statusByApp().count == 2)
@@ -230,7 +230,7 @@ struct NeverWedgeTests {
         let path = try folder.file("state/state.json", newer)
         let daemon = try DaemonProcess(apps: appTable("n", url: "file://" + (try folder.file("r.json", goodBody))), folder: folder)
         #expect(await daemon.wait { (try? await daemon.statusByApp()["n"]?["lastSuccess"]) != nil }, "\(daemon.log)")
-        _ = try await Executable.run("ssvcctl", ["--socket", daemon.socketPath, "check", "--timeout", "10"])
+        _ = try await Executable.run("ssvcctl", ["--socket", daemon.socketPath, "check", "--timeout", "60"])
         #expect(await daemon.stop() == 0)
         #expect(try String(contentsOfFile: path, encoding: .utf8) == newer)
         #expect(daemon.log.components(separatedBy: "was written by a newer ssvc (schema 7; this one reads 1)").count == 2, "\(daemon.log)")
@@ -262,14 +262,14 @@ struct NeverWedgeTests {
         let filled = try await Executable.shell("dd if=/dev/zero of='\(small)/fill' bs=4k 2>/dev/null; true")
         #expect(filled.status == 0)
         for _ in 0..<3 {
-            _ = try await Executable.run("ssvcctl", ["--socket", daemon.socketPath, "check", "--timeout", "10"])
+            _ = try await Executable.run("ssvcctl", ["--socket", daemon.socketPath, "check", "--timeout", "60"])
         }
         #expect(daemon.log.components(separatedBy: "cannot save the state").count == 2, "\(daemon.log)")
         #expect(daemon.log.components(separatedBy: "cannot write the metrics file").count == 2, "\(daemon.log)")
         try FileManager.default.removeItem(atPath: small + "/fill")
         // A Check writes at once; the retry timer's 15, 30, 60 s … are
         // pinned in virtual time (VirtualTimeTests.failedWriteRetried).
-        _ = try await Executable.run("ssvcctl", ["--socket", daemon.socketPath, "check", "--timeout", "10"])
+        _ = try await Executable.run("ssvcctl", ["--socket", daemon.socketPath, "check", "--timeout", "60"])
         #expect(await daemon.wait(5) { daemon.log.contains("state written again") }, "\(daemon.log)")
         let inMemory = try #require(try await daemon.statusByApp()["d"]?["lastCheck"] as? String)
         #expect(await daemon.wait(5) { daemon.log.contains("metrics file \(small)/ssvc.prom written again") }, "\(daemon.log)")
@@ -307,6 +307,7 @@ struct NeverWedgeTests {
         let client = try RawConnection(daemon.socketPath)
         var slowest = 0.0
         var asked = 0
+        let started = ContinuousClock.now
         while check.isRunning && asked < 2_000 {
             let (reply, seconds) = await client.ask("io.ssvc.Daemon.GetStatus", #"{"app":"other"}"#)
             #expect(reply.isReply)
@@ -315,8 +316,13 @@ struct NeverWedgeTests {
             await pause(0.02)
         }
         _ = await check.exitCode()
+        let took = (ContinuousClock.now - started) / .seconds(1)
         #expect(asked > 3, "the parse took long enough to be measured: \(asked) calls")
-        #expect(slowest < 1, "GetStatus waited \(slowest) s while dpkg's database was parsed")
+        // A parse on the daemon's executor would hold one GetStatus for most
+        // of it. Within 1 s on a quiet machine; beside Tests/busy and a build
+        // the whole machine crawls (a reply took 7.8 s, the parse longer), so
+        // the bound is a quarter of the check's time when that is longer.
+        #expect(slowest < max(1, took / 4), "GetStatus waited \(slowest) s while dpkg's database was parsed (\(took) s)")
         let error = try #require(try await daemon.statusByApp()["dpkg"]?["lastError"] as? String)
         #expect(error.hasPrefix("version-package: "), "\(error)")
         #expect(error.utf8.count <= 4_096)
@@ -383,7 +389,7 @@ struct NeverWedgeTests {
             #expect(reply.isReply)
             slowest = max(slowest, seconds)
         }
-        let other = try await Executable.run("ssvcctl", ["--socket", daemon.socketPath, "check", "other", "--timeout", "10"])
+        let other = try await Executable.run("ssvcctl", ["--socket", daemon.socketPath, "check", "other", "--timeout", "60"])
         #expect(other.status == 10)
         #expect(other.seconds < 2, "another app's Check took \(other.seconds) s")
         #expect(slowest < 1, "GetStatus took \(slowest) s")

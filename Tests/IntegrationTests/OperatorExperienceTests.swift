@@ -14,7 +14,7 @@ struct OperatorExperienceTests {
         let daemon = try DaemonProcess(apps: apps, folder: folder)
         #expect(await daemon.wait { daemon.app("gone")?["lastSuccess"] != nil && daemon.app("fine")?["lastSuccess"] != nil })
         func run(_ arguments: [String]) async throws -> Int32 {
-            try await Executable.run("ssvcctl", ["--socket", daemon.socketPath] + arguments + ["--timeout", "10"]).status
+            try await Executable.run("ssvcctl", ["--socket", daemon.socketPath] + arguments + ["--timeout", "60"]).status
         }
         #expect(try await run(["status"]) == 0)
         try server.set(["status": 404, "body": ""])
@@ -34,7 +34,7 @@ struct OperatorExperienceTests {
         let status = try await daemon.statusByApp()["new"]
         #expect(status?["stale"] as? Bool == false)
         let failures = try #require(status?["consecutiveFailures"] as? Int)
-        let nagios = try await Executable.run("ssvcctl", ["--socket", daemon.socketPath, "status", "--nagios", "--timeout", "10"])
+        let nagios = try await Executable.run("ssvcctl", ["--socket", daemon.socketPath, "status", "--nagios", "--timeout", "60"])
         #expect(nagios.status == 1, "\(nagios.standardOutput)")
         #expect(nagios.standardOutput == """
             SSVC WARNING - checks failing: new (\(failures) in a row, no good answer yet) \
@@ -50,10 +50,10 @@ struct OperatorExperienceTests {
         let daemon = try DaemonProcess(apps: appTable("kept", url: server.url("/v")))
         #expect(await daemon.wait { daemon.app("kept")?["lastSuccess"] != nil })
         try server.set(["body": goodBody, "status": 500])
-        _ = try await Executable.run("ssvcctl", ["--socket", daemon.socketPath, "check", "kept", "--timeout", "10"])
+        _ = try await Executable.run("ssvcctl", ["--socket", daemon.socketPath, "check", "kept", "--timeout", "60"])
         let status = try #require(try await daemon.statusByApp()["kept"])
         let success = try #require(status["lastSuccess"] as? String)
-        let nagios = try await Executable.run("ssvcctl", ["--socket", daemon.socketPath, "status", "--nagios", "--timeout", "10"])
+        let nagios = try await Executable.run("ssvcctl", ["--socket", daemon.socketPath, "status", "--nagios", "--timeout", "60"])
         #expect(nagios.status == 1, "\(nagios.standardOutput)")
         #expect(nagios.standardOutput.hasPrefix(
             "SSVC WARNING - update available: kept (1.0 -> 1.1); checks failing: kept (1 in a row, last good answer \(success) kept) | "

@@ -26,10 +26,10 @@ struct UntrustedTextTests {
         let daemon = try DaemonProcess(apps: appTable("demo", url: server.url("/ssvc")))
         #expect(await daemon.wait { daemon.app("demo")?["lastSuccess"] != nil })
         try server.set(["body": hostile])
-        let check = try await Executable.run("ssvcctl", ["--socket", daemon.socketPath, "check", "--timeout", "10"])
+        let check = try await Executable.run("ssvcctl", ["--socket", daemon.socketPath, "check", "--timeout", "60"])
         #expect(check.standardOutput.contains("SSVCLatestVersionKey: not a version string: holds the control character U+001B"), "\(check.standardOutput)")
         for arguments in [["status"], ["check"], ["motd"], ["status", "--nagios"]] {
-            let result = try await Executable.run("ssvcctl", ["--socket", daemon.socketPath] + arguments + (arguments == ["motd"] ? [] : ["--timeout", "10"]))
+            let result = try await Executable.run("ssvcctl", ["--socket", daemon.socketPath] + arguments + (arguments == ["motd"] ? [] : ["--timeout", "60"]))
             #expect(rawControls(result.standardOutput + result.standardError).isEmpty, "\(arguments): \(result.standardOutput)")
             #expect(!result.standardOutput.contains("PWNED") || result.standardOutput.contains("\\x1b]0;PWNED"))
         }
@@ -42,10 +42,10 @@ struct UntrustedTextTests {
         let server = try await VersionServer(scenario: ["body": #"{"packageName": "other\u001b[2J\u202e"}"#])
         let daemon = try DaemonProcess(apps: appTable("t", url: server.url("/t"), extra: "format = \"turkcell\"\napp-id = \"t\""))
         #expect(await daemon.wait { daemon.app("t")?["lastError"] != nil }, "\(daemon.log)")
-        let human = try await Executable.run("ssvcctl", ["--socket", daemon.socketPath, "status", "--timeout", "10"])
+        let human = try await Executable.run("ssvcctl", ["--socket", daemon.socketPath, "status", "--timeout", "60"])
         #expect(human.standardOutput.contains(#"packageName 'other\x1b[2J\u{202E}' does not match app-id 't'"#), "\(human.standardOutput)")
         #expect(rawControls(human.standardOutput).isEmpty)
-        let json = try await Executable.run("ssvcctl", ["--socket", daemon.socketPath, "status", "--json", "--timeout", "10"])
+        let json = try await Executable.run("ssvcctl", ["--socket", daemon.socketPath, "status", "--json", "--timeout", "60"])
         let apps = try #require(try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any])["apps"] as? [[String: Any]]
         #expect((apps?.first?["lastError"] as? String)?.contains("other\u{1B}[2J\u{202E}") == true, "--json keeps the exact text")
         #expect(await daemon.stop() == 0)
@@ -65,7 +65,7 @@ struct UntrustedTextTests {
         let lookup = try folder.file("lookup.json", #"{"resultCount":1,"results":[{"version":"2.0) | 'apps'=3;;;0; 'update_available'=0;"}]}"#)
         let daemon = try DaemonProcess(apps: appTable("store", url: "file://" + lookup, extra: "format = \"itunes\""), folder: folder)
         #expect(await daemon.wait { daemon.app("store")?["lastSuccess"] != nil }, "\(daemon.log)")
-        let nagios = try await Executable.run("ssvcctl", ["--socket", daemon.socketPath, "status", "--nagios", "--timeout", "10"])
+        let nagios = try await Executable.run("ssvcctl", ["--socket", daemon.socketPath, "status", "--nagios", "--timeout", "60"])
         #expect(nagios.status == 1)
         let lines = nagios.standardOutput.split(separator: "\n")
         #expect(lines.count == 1, "\(nagios.standardOutput)")
@@ -80,10 +80,10 @@ struct UntrustedTextTests {
         let daemon = try DaemonProcess(apps: appTable("p", url: "http://alice:s3cret@127.0.0.1:9/v.json"), folder: folder)
         #expect(await daemon.wait { daemon.app("p")?["lastCheck"] != nil })
         for arguments in [["status"], ["status", "--json"]] {
-            let result = try await Executable.run("ssvcctl", ["--socket", daemon.socketPath] + arguments + ["--timeout", "10"])
+            let result = try await Executable.run("ssvcctl", ["--socket", daemon.socketPath] + arguments + ["--timeout", "60"])
             #expect(!result.standardOutput.contains("s3cret"), "\(result.standardOutput)")
         }
-        let json = try await Executable.run("ssvcctl", ["--socket", daemon.socketPath, "status", "--json", "--timeout", "10"])
+        let json = try await Executable.run("ssvcctl", ["--socket", daemon.socketPath, "status", "--json", "--timeout", "60"])
         #expect(json.standardOutput.contains(#"http:\/\/***@127.0.0.1:9\/v.json"#) || json.standardOutput.contains("http://***@127.0.0.1:9/v.json"))
         #expect(!daemon.log.contains("s3cret"), "SSVC_URL hides it too")
         #expect(daemon.log.contains("SSVC_URL=http://***@127.0.0.1:9/v.json"))
@@ -104,8 +104,8 @@ struct UntrustedTextTests {
         let daemon = try DaemonProcess(apps: apps, folder: folder)
         #expect(await daemon.wait { ["token", "signed", "proxied"].allSatisfy { daemon.app($0)?["lastCheck"] != nil } }, "\(daemon.log)")
         let secrets = ["ghpTOKEN42", "sigSECRET", "bob", "proxyUSER"]
-        let status = try await Executable.run("ssvcctl", ["--socket", daemon.socketPath, "status", "--timeout", "10"])
-        let json = try await Executable.run("ssvcctl", ["--socket", daemon.socketPath, "status", "--json", "--timeout", "10"])
+        let status = try await Executable.run("ssvcctl", ["--socket", daemon.socketPath, "status", "--timeout", "60"])
+        let json = try await Executable.run("ssvcctl", ["--socket", daemon.socketPath, "status", "--json", "--timeout", "60"])
         let checkConfig = try await Executable.run("ssvcd", ["--config", daemon.configPath, "--check-config"])
         for (name, text) in [("status", status.standardOutput), ("--json", json.standardOutput), ("log", daemon.log), ("--check-config", checkConfig.standardOutput)] {
             for secret in secrets { #expect(!text.contains(secret), "\(name) shows \(secret): \(text)") }
@@ -123,7 +123,7 @@ struct UntrustedTextTests {
         let daemon = try DaemonProcess(apps: appTable("kept", url: "file://" + (try folder.file("r.json", goodBody))), folder: folder)
         #expect(await daemon.wait { daemon.app("kept")?["lastSuccess"] != nil })
         _ = try folder.file("apps.d/x.toml", "url = \"file:///x\"\nversion = \"1.0\"\nschedule = \"\\u001b]0;PWNED\\u0007\\u001b[2J\\u202e\"\n")
-        let reload = try await Executable.run("ssvcctl", ["--socket", daemon.socketPath, "reload", "--timeout", "10"])
+        let reload = try await Executable.run("ssvcctl", ["--socket", daemon.socketPath, "reload", "--timeout", "60"])
         #expect(reload.status == 1)
         #expect(reload.standardError.contains("\\x1b]0;PWNED\\x07\\x1b[2J\\u{202E}"), "\(reload.standardError)")
         #expect(rawControls(reload.standardError).isEmpty, "\(reload.standardError)")
