@@ -117,7 +117,7 @@ struct Evaluate: ParsableCommand {
     var rolloutPosition: Double?
 
     @Option(help: ArgumentHelp("Refuse larger documents, as the daemon does.", valueName: "bytes"))
-    var maxResponseBytes = 1 << 20
+    var maxResponseBytes = ConfigurationLimits.defaultMaxResponseBytes
 
     @Option(help: ArgumentHelp(
         "A minisign public key: the base64 line of minisign.pub (repeatable, as public-keys).", valueName: "key"))
@@ -300,7 +300,7 @@ struct Evaluate: ParsableCommand {
     private var formatSettings: FormatSettings {
         let pointer = { (text: String?) in text.flatMap { try? JSONPointer(parsing: $0) } }
         return FormatSettings(
-            github: GitHubReleases.Settings(includePrereleases: includePrereleases, tagPrefix: tagPrefix ?? "v", tagPattern: tagPattern),
+            github: GitHubReleases.Settings(includePrereleases: includePrereleases, tagPrefix: tagPrefix ?? GitHubReleases.Settings.defaultTagPrefix, tagPattern: tagPattern),
             pointers: pointer(versionPointer).map {
                 PointerDocument.Settings(
                     version: $0, date: pointer(datePointer), minimumVersion: pointer(minimumVersionPointer), url: pointer(urlPointer),

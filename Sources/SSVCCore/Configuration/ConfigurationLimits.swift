@@ -6,6 +6,8 @@ public enum ConfigurationLimits {
     public static let idleTimeoutSeconds = 1...86_400
     public static let timeoutSeconds = 0.001...3_600.0
     public static let maxResponseBytes = 1...(64 << 20)
+    /// `max-response-bytes` when not set: 1 MiB.
+    public static let defaultMaxResponseBytes = 1 << 20
     /// The spreading windows and min-interval-seconds: up to 31 days.
     public static let windowSeconds = 0...2_678_400
     /// min-release-age-days: up to 100 years.

@@ -186,13 +186,11 @@ struct AdvisoryCheck: Sendable {
     /// read), before any record of it is read; nil when none is asked for.
     private func verify(_ path: String, fetcher: Fetcher, options: FetchOptions, now: Date) async throws(Failure) -> Date? {
         guard let requirement = settings.signature else { return nil }
-        var options = options
-        if FetchTarget(requirement.url)?.host != FetchTarget(settings.source)?.host { options.bearerToken = nil }
         let outcome: FetchOutcome
         do {
-            outcome = try await fetcher.fetch(requirement.url, etag: nil, options: options, limit: .signature, now: now)
+            outcome = try await fetcher.signature(for: requirement, origin: settings.source, options: options, now: now)
         } catch {
-            throw Failure(description: "signature \(URLText.masked(requirement.url)): \(error.description)", retryAfter: error.retryAfter)
+            throw Failure(description: error.description, retryAfter: error.retryAfter)
         }
         guard case let .body(bytes, _, _) = outcome else { throw Failure(description: "signature \(URLText.masked(requirement.url)): 304 to a plain request") }
         let newest = stored?.newestSignatureTime

@@ -41,11 +41,9 @@ struct CheckAttempt: Sendable {
             return result
         }
         let check = AdvisoryCheck(app: app, settings: settings, daemon: self.settings, stored: storedAdvisories)
-        var options = app.fetchOptions(self.settings)
+        var options = app.fetchOptions(self.settings).sending(to: settings.source, tokenFor: app.url ?? settings.source)
         // The app's headers are its server's (its format's Accept too).
         options.headers = []
-        // The token is for the version server's host: a source elsewhere gets none.
-        if let url = app.url, FetchTarget(settings.source)?.host != FetchTarget(url)?.host { options.bearerToken = nil }
         let advisories = await check.run(running: running.key, fetcher: fetcher, options: options, now: now)
         result.advisories = advisories
         if app.url == nil {
@@ -137,13 +135,10 @@ struct CheckAttempt: Sendable {
         _ document: [UInt8], modified: Bool, requirement: SignatureRequirement, options: FetchOptions, fetcher: Fetcher, now: Date
     ) async throws(SignatureFailure) -> AcceptedSignature {
         let reusable = modified ? nil : storedSignature
-        var options = options
-        // The token is for the configured host: a signature elsewhere gets none.
-        if FetchTarget(requirement.url)?.host != app.url.flatMap(FetchTarget.init)?.host { options.bearerToken = nil }
         let bytes: [UInt8]
         var etag: String?
         do {
-            switch try await fetcher.fetch(requirement.url, etag: reusable?.etag, options: options, limit: .signature, now: now) {
+            switch try await fetcher.signature(for: requirement, origin: app.url, options: options, etag: reusable?.etag, now: now) {
             case let .body(fetched, newETag, _):
                 bytes = fetched
                 etag = newETag
@@ -152,7 +147,7 @@ struct CheckAttempt: Sendable {
                 etag = reusable?.etag
             }
         } catch {
-            throw SignatureFailure(message: "signature \(URLText.masked(requirement.url)): \(error.description)", retryAfter: error.retryAfter)
+            throw SignatureFailure(message: error.description, retryAfter: error.retryAfter)
         }
         do {
             return try requirement.accept(document, signature: bytes, etag: etag, now: now, newestAccepted: newestSignatureTime)

@@ -249,7 +249,7 @@ extension ConfigurationLoader {
         var settings = FormatSettings()
         if format == .github {
             settings.github.includePrereleases = try reader.bool("include-prereleases") ?? false
-            settings.github.tagPrefix = try reader.string("tag-prefix") ?? "v"
+            settings.github.tagPrefix = try reader.string("tag-prefix") ?? GitHubReleases.Settings.defaultTagPrefix
             if let pattern = try reader.string("tag-pattern") {
                 if let problem = AppKeyRules.tagPatternProblem(pattern) { throw reader.error("tag-pattern", problem) }
                 settings.github.tagPattern = pattern

@@ -62,7 +62,7 @@ extension ConfigurationLoader {
             controlGroupID: controlGroupID,
             idleTimeoutSeconds: try table.integer("idle-timeout-seconds", in: ConfigurationLimits.idleTimeoutSeconds) ?? 60,
             timeoutSeconds: try table.number("timeout-seconds", in: ConfigurationLimits.timeoutSeconds) ?? 30,
-            maxResponseBytes: try table.integer("max-response-bytes", in: ConfigurationLimits.maxResponseBytes) ?? 1 << 20,
+            maxResponseBytes: try table.integer("max-response-bytes", in: ConfigurationLimits.maxResponseBytes) ?? ConfigurationLimits.defaultMaxResponseBytes,
             caFile: caFile,
             policy: SchedulePolicy(
                 firstCheckWindow: Double(try table.integer("first-check-window-seconds", in: ConfigurationLimits.windowSeconds) ?? 600),

@@ -15,7 +15,7 @@ public struct ClientIdentity: Sendable, Hashable {
     public static func load(certificateFile: String, key keySource: SecretSource, environment: [String: String]) throws(Failure) -> ClientIdentity {
         let chain: [NIOSSLCertificate]
         do {
-            chain = try NIOSSLCertificate.fromPEMBytes(try BoundedReader.read(path: certificateFile, limit: 1 << 20))
+            chain = try NIOSSLCertificate.fromPEMBytes(try BoundedReader.read(path: certificateFile, limit: Fetcher.maximumPEMBytes))
         } catch let error as BoundedReader.Failure {
             throw Failure(description: error.description)
         } catch {
@@ -25,7 +25,7 @@ public struct ClientIdentity: Sendable, Hashable {
 
         let key: NIOSSLPrivateKey
         do {
-            key = try NIOSSLPrivateKey(bytes: try keySource.read(environment: environment, limit: 1 << 20), format: .pem)
+            key = try NIOSSLPrivateKey(bytes: try keySource.read(environment: environment, limit: Fetcher.maximumPEMBytes), format: .pem)
         } catch let error as SecretSource.Failure {
             throw Failure(description: error.description)
         } catch {

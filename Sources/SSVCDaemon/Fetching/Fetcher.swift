@@ -99,10 +99,13 @@ public final class Fetcher: Sendable {
         }
     }
 
+    /// The most a PEM file (`ca-file`, a client certificate or its key) may hold.
+    static let maximumPEMBytes = 1 << 20
+
     /// The PEM certificates of `file`, which must be a regular file of at
     /// most 1 MiB holding at least one.
     static func certificates(_ file: String) throws -> [NIOSSLCertificate] {
-        let certificates = try NIOSSLCertificate.fromPEMBytes(try BoundedReader.read(path: file, limit: 1 << 20))
+        let certificates = try NIOSSLCertificate.fromPEMBytes(try BoundedReader.read(path: file, limit: maximumPEMBytes))
         guard !certificates.isEmpty else { throw NoCertificate(description: "\(file) holds no PEM certificate") }
         return certificates
     }

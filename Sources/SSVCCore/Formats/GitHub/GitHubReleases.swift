@@ -15,7 +15,10 @@ public struct GitHubReleases: Sendable, Equatable {
         /// does not match is skipped. Over `tagPrefix`.
         public var tagPattern: String?
 
-        public init(includePrereleases: Bool = false, tagPrefix: String = "v", tagPattern: String? = nil) {
+        /// `tag-prefix` when not set.
+        public static let defaultTagPrefix = "v"
+
+        public init(includePrereleases: Bool = false, tagPrefix: String = defaultTagPrefix, tagPattern: String? = nil) {
             self.includePrereleases = includePrereleases
             self.tagPrefix = tagPrefix
             self.tagPattern = tagPattern
