@@ -65,9 +65,9 @@ public actor CheckService: Service {
     /// check or its pending offer, whichever comes first).
     var plans: [String: NextCheck] = [:]
     /// Each app's report as derived at its last change (or when it last
-    /// stopped holding), and the report last told to the outputs.
+    /// stopped holding), and what was last told of it to the outputs.
     var reports: [String: AppReport] = [:]
-    var told: [String: AppReport] = [:]
+    var told: [String: AppReport.Told] = [:]
     var tally = StatusTally()
     /// Reports derived since the start: once per change of an app, and once
     /// when one stops holding (the benchmark and the tests count them).
@@ -253,7 +253,7 @@ public actor CheckService: Service {
                 told[app.name] = AppReport(
                     app: app, state: state.apps[app.name] ?? AppState(), next: plans[app.name] ?? NextCheck(at: nil, reason: .manualOnly),
                     now: now, daemon: configuration.daemon, restoring: true
-                )
+                ).told
             }
         }
     }
@@ -277,8 +277,8 @@ public actor CheckService: Service {
         changed(app.name)
         writer.changed()
         let after = report(app, now: runtime.clock.now)
-        let before = told[app.name] ?? after
-        told[app.name] = after
+        let before = told[app.name] ?? after.told
+        told[app.name] = after.told
         // Said once, across restarts too.
         if let said = after.advisoriesSaid, said != before.advisoriesSaid { state.apps[app.name]?.advisories?.reported = said }
         reporter.report(after, before: before, change: change, at: time, summary: summary())

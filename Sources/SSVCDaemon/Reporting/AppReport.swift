@@ -13,8 +13,6 @@ struct AppReport {
     let state: AppState
     let next: NextCheck
     let now: Date
-    /// The daemon's settings, for the proxy the app's requests go through.
-    let daemon: DaemonSettings
 
     /// The app's advisories as they stand; nil when it asks about none.
     let advisories: AdvisoryVerdict?
@@ -30,6 +28,8 @@ struct AppReport {
     /// The decision's notes, and what the limits and advisories say beside it.
     let note: String?
     let maskedURL: String?
+    /// The proxy the app's requests go through (password hidden); nil when direct.
+    let proxy: String?
     /// What the journal last said of the advisories: a new entry is written
     /// when the report after a change says otherwise. A report derived
     /// from the state says what its verdict says; the first report after a
@@ -48,7 +48,6 @@ struct AppReport {
         self.state = state
         self.next = next
         self.now = now
-        self.daemon = daemon
         let advisories = app.advisories.map { settings in
             AdvisoryVerdict(
                 data: state.advisories, settings: settings, latest: state.documentLatest, hasServer: app.url != nil,
@@ -67,6 +66,7 @@ struct AppReport {
             + (state.advisories?.notes ?? [])
         note = notes.isEmpty ? nil : notes.joined(separator: "; ")
         maskedURL = app.url.map(URLText.masked)
+        proxy = app.proxyInUse(daemon)
         advisoriesSaid = restoring ? state.advisories?.reported : advisories.flatMap { state.advisories == nil ? nil : $0.reported }
         validUntil = Self.validity(app: app, state: state, now: now)
     }
@@ -100,7 +100,7 @@ struct AppReport {
             consecutiveFailures: state.consecutiveFailures, stale: stale
         )
         status.url = maskedURL
-        status.proxy = app.proxyInUse(daemon)
+        status.proxy = proxy
         status.currentVersion = state.currentVersion
         status.currentVersionNumber = state.currentVersionNumber
         status.latestVersion = latestVersion
@@ -161,6 +161,19 @@ struct AppReport {
             event.advisories = advisories.advisories.map(\.id)
         }
         return event
+    }
+
+    /// What the outputs were told of an app, kept until its next change to
+    /// judge what changed: the values its hooks, events and entries speak of.
+    struct Told {
+        var status: UpdateStatus
+        var held: HeldBack?
+        var currentVersion: String?
+        var advisoriesSaid: AdvisoryData.Reported?
+    }
+
+    var told: Told {
+        Told(status: status, held: state.held, currentVersion: state.currentVersion, advisoriesSaid: advisoriesSaid)
     }
 
     /// What systemd's STATUS= counts of this report.

@@ -51,11 +51,11 @@ final class Reporter {
         hooks = directory.map { HookRunner(directory: $0, environment: environment, logger: logger) }
     }
 
-    /// Reports one app's change: `before` is the report last told of it,
+    /// Reports one app's change: `before` is what was last told of it,
     /// `report` the app as it is now; `summary` the STATUS= line after it.
     /// A hook, an event or an entry about a value goes out exactly when
     /// the value differs between the two reports.
-    func report(_ report: AppReport, before: AppReport, change: Change, at time: Date, summary: String) {
+    func report(_ report: AppReport, before: AppReport.Told, change: Change, at time: Date, summary: String) {
         var notices: [MessageNotice] = []
         let kind: ControlEvent.Kind
         switch change {
@@ -71,10 +71,10 @@ final class Reporter {
             kind = .hold
             journal.hold(report, change: holdChange)
         }
-        let (held, was) = (report.state.held, before.state.held)
+        let (held, was) = (report.state.held, before.held)
         if let held, held.version != was?.version || held.by != was?.by {
             journal.keptBack(report, held: held)
-        } else if let was, held == nil, report.state.currentVersion == before.state.currentVersion {
+        } else if let was, held == nil, report.state.currentVersion == before.currentVersion {
             journal.noLongerKeptBack(report, was: was)
         }
         let advisoriesChanged = report.advisoriesSaid != nil && report.advisoriesSaid != before.advisoriesSaid
@@ -98,7 +98,7 @@ final class Reporter {
     }
 
     /// The advisories told now that were not before because their ignore entry lapsed.
-    private static func lapsed(_ report: AppReport, before: AppReport) -> [String] {
+    private static func lapsed(_ report: AppReport, before: AppReport.Told) -> [String] {
         guard let settings = report.app.advisories, let verdict = report.advisories else { return [] }
         let said = before.advisoriesSaid?.ids ?? []
         return AdvisoryVerdict.lapsed(
