@@ -20,14 +20,14 @@ struct PhasedOfferTests {
 
     func contents(_ path: String) -> String { (try? String(contentsOfFile: path, encoding: .utf8)) ?? "" }
 
-    @Test("pending after the first check, offered about 6 s later with no second request; a restart keeps the offer time")
+    @Test("pending after the first check, offered about 15 s later with no second request; a restart keeps the offer time")
     func offeredInItsTurn() async throws {
         let folder = try TemporaryFolder()
         let record = try recordingHook(in: folder)
         let prom = folder.url.appendingPathComponent("ssvc.prom").path
         let server = try await VersionServer(scenario: ["body": #"{"SSVCLatestVersionKey":"2.0"}"#])
         let settings = "rollout-position = 0.5\nhooks-dir = \"hooks.d\"\nmetrics-file = \"\(prom)\""
-        let apps = appTable("app", url: server.url("/a"), extra: "phased-rollout-seconds = 12")
+        let apps = appTable("app", url: server.url("/a"), extra: "phased-rollout-seconds = 30")
         var daemon = try DaemonProcess(daemon: settings, apps: apps, folder: folder)
         #expect(await daemon.wait { daemon.app("app")?["lastSuccess"] != nil }, "\(daemon.log)")
 
@@ -38,9 +38,10 @@ struct PhasedOfferTests {
         let offerText = try #require(pending["offerAt"] as? String)
         let offerAt = try #require(RFC3339.parse(offerText))
         let lastCheck = try #require(RFC3339.parse(pending["lastCheck"] as? String ?? ""))
-        // No date in the document: T is the first check; p × W = 6 s. (The
+        // No date in the document: T is the first check; p × W = 15 s, long
+        // enough for the reads below on a busy machine (6 s was not). (The
         // timer's arithmetic is pinned in virtual time, VirtualTimeTests.)
-        #expect(abs(offerAt.timeIntervalSince(lastCheck) - 6) <= 1, "\(offerText) after \(lastCheck)")
+        #expect(abs(offerAt.timeIntervalSince(lastCheck) - 15) <= 1, "\(offerText) after \(lastCheck)")
         let status = try await Executable.run("ssvcctl", ["--socket", daemon.socketPath, "status"])
         #expect(status.status == 0)
         #expect(status.standardOutput.contains("app: 2.0 phased: offered here at "), "\(status.standardOutput)")
@@ -60,7 +61,7 @@ struct PhasedOfferTests {
         watcher.call("io.ssvc.Daemon.Watch", extra: #","more":true"#)
 
         // Offered at its time, by the timer, without a fetch.
-        guard case let .message(reply) = await watcher.receive(within: 20) else {
+        guard case let .message(reply) = await watcher.receive(within: 40) else {
             Issue.record("no offer event: \(daemon.log)")
             return
         }
@@ -71,7 +72,9 @@ struct PhasedOfferTests {
         #expect(app["status"] as? String == "update-available")
         #expect(app["latestVersion"] as? String == "2.0")
         #expect(app["pendingVersion"] == nil)
-        #expect(madeAt >= offerAt && madeAt.timeIntervalSince(offerAt) < 3, "made at \(madeAt), due \(offerAt)")
+        // Within 3 s on a quiet machine; a timer and a reply seconds late beside
+        // Tests/busy are no fault of the offer, which is never early.
+        #expect(madeAt >= offerAt && madeAt.timeIntervalSince(offerAt) < 10, "made at \(madeAt), due \(offerAt)")
         #expect(server.requests().count == 1, "one request in all: \(server.requests())")
         #expect(await daemon.wait { contents(watchText).contains(" offer app update-available 1.0 -> 2.0 (phased rollout: its turn here came)\n") },
                 "ssvcctl watch: \(contents(watchText))")
