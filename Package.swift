@@ -172,7 +172,7 @@ let package = Package(
                 .product(name: "NIOTestUtils", package: "swift-nio"),
             ]
         ),
-        .testTarget(name: "BenchTests", dependencies: ["ssvc-bench", "SSVCArchive", "SSVCCore"]),
+        .testTarget(name: "BenchTests", dependencies: ["ssvc-bench", "SSVCArchive", "SSVCCore", "SSVCTestSupport"]),
         .testTarget(name: "IntegrationTests", dependencies: ["SSVCCore", "SSVCPosix", "SSVCTestSupport"]),
     ]
 )

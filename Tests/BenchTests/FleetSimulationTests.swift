@@ -1,14 +1,15 @@
 @testable import ssvc_bench
 import FoundationEssentials
 import SSVCCore
+import SSVCTestSupport
 import Testing
 
 @Suite("fleet load")
 struct FleetSimulationTests {
     @Test("10,000 overdue machines starting together spread their catch-ups over the window")
-    func catchUpSpreads() {
+    func catchUpSpreads() async {
         let fleet = FleetSimulation(machines: 10_000)
-        let planned = fleet.withPlanner()
+        let planned = await offPool { fleet.withPlanner() }
         let naive = fleet.checkingAtOnce()
         #expect(naive.peakPerSecond == 10_000)
         // Evenly over the 3,600 s catch-up window: about 2.8 a second, 167 a minute.
@@ -19,9 +20,9 @@ struct FleetSimulationTests {
     }
 
     @Test("never-checked machines spread their first checks over the first-check window")
-    func firstChecksSpread() {
+    func firstChecksSpread() async {
         let fleet = FleetSimulation(machines: 5_000, lastCheckAge: nil)
-        let planned = fleet.withPlanner()
+        let planned = await offPool { fleet.withPlanner() }
         #expect(fleet.checkingAtOnce().peakPerSecond == 5_000)
         // Evenly over the 600 s first-check window: about 8 a second.
         #expect(planned.peakPerSecond <= 22, "\(planned)")
@@ -32,8 +33,8 @@ struct FleetSimulationTests {
 @Suite("phased fleet")
 struct PhasedFleetSimulationTests {
     @Test("10,000 machines follow the straight line within 2 points once each has checked, and all are offered by T + W")
-    func followsTheLine() {
-        let rollout = PhasedFleetSimulation(machines: 10_000).run()
+    func followsTheLine() async {
+        let rollout = await offPool { PhasedFleetSimulation(machines: 10_000).run() }
         #expect(rollout.largestGap(rollout.ssvc) < 0.02, "\(rollout.largestGap(rollout.ssvc))")
         let last = rollout.last(rollout.ssvc)
         #expect(last != nil && last! <= rollout.window + rollout.period, "\(String(describing: last))")
@@ -46,23 +47,23 @@ struct PhasedFleetSimulationTests {
     }
 
     @Test("a required update reaches every machine within one period")
-    func requiredAtOnce() {
-        let rollout = PhasedFleetSimulation(machines: 2_000).run(required: true)
+    func requiredAtOnce() async {
+        let rollout = await offPool { PhasedFleetSimulation(machines: 2_000).run(required: true) }
         let last = rollout.last(rollout.ssvc)
         #expect(last != nil && last! <= rollout.period, "\(String(describing: last))")
     }
 
     @Test("with hourly checks, Sparkle's groups offer a seventh of the fleet within an hour; the continuous rollout does not")
-    func againstSparkle() {
-        let rollout = PhasedFleetSimulation(machines: 3_500, schedule: .hourly).run()
+    func againstSparkle() async {
+        let rollout = await offPool { PhasedFleetSimulation(machines: 3_500, schedule: .hourly).run() }
         #expect(rollout.peakPerHour(rollout.sparkle) >= 350, "\(rollout.peakPerHour(rollout.sparkle))")
         #expect(rollout.peakPerHour(rollout.ssvc) <= 60, "\(rollout.peakPerHour(rollout.ssvc))")
     }
 
     @Test("paused from T + 2 d to T + 4 d: no offer from one period after the pause to the resume, then on the line again, none withdrawn")
-    func pauseAndResume() {
+    func pauseAndResume() async {
         let (pause, resume) = (2 * 86_400.0, 4 * 86_400.0)
-        let rollout = PhasedFleetSimulation(machines: 2_000, caps: PhasedFleetSimulation.paused(from: pause, until: resume)).run()
+        let rollout = await offPool { PhasedFleetSimulation(machines: 2_000, caps: PhasedFleetSimulation.paused(from: pause, until: resume)).run() }
         // Until its next check a machine has not seen the pause, and an
         // offer timer set before it may still fire; one period on, every
         // machine has fetched the paused document.
@@ -88,10 +89,10 @@ struct PhasedFleetSimulationTests {
     }
 
     @Test("a cap of 30 from T offers exactly the machines below it until it is removed")
-    func stopsAtTheCap() {
+    func stopsAtTheCap() async {
         let resume = 4 * 86_400.0
         let caps = [PhasedFleetSimulation.CapChange(from: 0, percentage: 30), .init(from: resume, percentage: nil)]
-        let rollout = PhasedFleetSimulation(machines: 2_000, caps: caps).run()
+        let rollout = await offPool { PhasedFleetSimulation(machines: 2_000, caps: caps).run() }
         let below = rollout.due.count { $0 < 0.3 * rollout.window }
         #expect(rollout.offered(rollout.ssvc, in: 0..<resume) == below)
         let above = zip(rollout.ssvc, rollout.due).filter { offered, due in offered.map { $0 < resume } == true && due >= 0.3 * rollout.window }
