@@ -9,7 +9,7 @@ import SSVCPosix
 /// The daemon reads its mirrors and `ssvcctl evaluate --advisories` its
 /// file through this one reader.
 public enum AdvisoryFiles {
-    public struct Limits: Sendable {
+    public struct Budget: Sendable {
         /// The most bytes of one source (`advisories-max-bytes`): an export's
         /// records may inflate to `inflationFactor` times it, a folder's add up to it.
         public var totalBytes: Int
@@ -55,7 +55,7 @@ public enum AdvisoryFiles {
     /// Reads every record at `path` into `evaluator`. A record that cannot
     /// be read is skipped and named in the evaluator; a source that cannot
     /// be read at all (not a zip, cut short, over its bounds) throws.
-    public static func read(path: String, into evaluator: inout AdvisoryEvaluator, limits: Limits) throws(Failure) {
+    public static func read(path: String, into evaluator: inout AdvisoryEvaluator, limits: Budget) throws(Failure) {
         var info = stat()
         guard stat(path, &info) == 0 else {
             throw Failure(description: "cannot read \(DisplayText.escaped(path)): \(String(cString: strerror(errno)))")
@@ -99,18 +99,18 @@ public enum AdvisoryFiles {
     }
 
     /// Throws once the read's deadline has passed.
-    private static func checkDeadline(_ limits: Limits) throws(Failure) {
+    private static func checkDeadline(_ limits: Budget) throws(Failure) {
         if let deadline = limits.deadline, MonotonicClock.seconds() > deadline {
             throw Failure(description: "the read took too long and was given up")
         }
     }
 
-    private static func readZip(_ path: String, into evaluator: inout AdvisoryEvaluator, limits: Limits) throws(Failure) {
+    private static func readZip(_ path: String, into evaluator: inout AdvisoryEvaluator, limits: Budget) throws(Failure) {
         let archive: ZipArchive
         do {
             archive = try ZipArchive(
                 path: path,
-                limits: ZipLimits(
+                limits: ZipBounds(
                     maximumEntries: limits.maximumRecords, maximumEntryBytes: limits.recordBytes,
                     maximumTotalBytes: limits.totalBytes.multipliedReportingOverflow(by: inflationFactor).overflow
                         ? Int.max : limits.totalBytes * inflationFactor
@@ -151,7 +151,7 @@ public enum AdvisoryFiles {
         }
     }
 
-    private static func readFolder(_ path: String, into evaluator: inout AdvisoryEvaluator, limits: Limits) throws(Failure) {
+    private static func readFolder(_ path: String, into evaluator: inout AdvisoryEvaluator, limits: Budget) throws(Failure) {
         let names: [String]
         do {
             guard let listed = try FileSystem.names(in: path) else {

@@ -8,7 +8,7 @@
 /// The archive is not trusted. Every offset and size is checked before it
 /// is used (in 64-bit arithmetic that reports overflow), entries must lie
 /// one after the other in file order without overlapping, and what an
-/// entry may inflate to is bounded by `ZipLimits`: per entry, per archive,
+/// entry may inflate to is bounded by `ZipBounds`: per entry, per archive,
 /// and as a ratio to its compressed size. Any violation is a `ZipError`,
 /// never a trap.
 ///
@@ -17,7 +17,7 @@
 /// out of file order (no writer in use makes them; allowing them would
 /// take memory per entry to rule out overlaps).
 public final class ZipArchive {
-    public let limits: ZipLimits
+    public let limits: ZipBounds
     /// How many entries the central directory lists.
     public let entryCount: Int
     /// The archive's size in bytes.
@@ -33,7 +33,7 @@ public final class ZipArchive {
 
     /// Opens the archive at `path` (a regular file; opened without
     /// blocking, closed with the archive) and reads its end records.
-    public convenience init(path: String, limits: ZipLimits = ZipLimits()) throws(ZipError) {
+    public convenience init(path: String, limits: ZipBounds = ZipBounds()) throws(ZipError) {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
         guard descriptor >= 0 else { throw .system("cannot open the archive", code: errno) }
         do throws(ZipError) {
@@ -46,11 +46,11 @@ public final class ZipArchive {
 
     /// Reads the archive open on `descriptor`, which stays the caller's
     /// to close (after the archive is released).
-    public convenience init(fileDescriptor: CInt, limits: ZipLimits = ZipLimits()) throws(ZipError) {
+    public convenience init(fileDescriptor: CInt, limits: ZipBounds = ZipBounds()) throws(ZipError) {
         try self.init(descriptor: fileDescriptor, owning: false, limits: limits)
     }
 
-    private init(descriptor: CInt, owning: Bool, limits: ZipLimits) throws(ZipError) {
+    private init(descriptor: CInt, owning: Bool, limits: ZipBounds) throws(ZipError) {
         var info = stat()
         guard fstat(descriptor, &info) == 0 else { throw .system("cannot read the archive", code: errno) }
         guard info.st_mode & S_IFMT == S_IFREG else { throw .notRegularFile }
@@ -77,7 +77,7 @@ public final class ZipArchive {
     /// record (searched in the last 65,557 bytes, the record with the
     /// longest comment) and, when its locator precedes that record, the
     /// ZIP64 end of central directory record.
-    static func locateDirectory(_ file: ArchiveFile, limits: ZipLimits) throws(ZipError) -> (offset: UInt64, size: UInt64, count: Int) {
+    static func locateDirectory(_ file: ArchiveFile, limits: ZipBounds) throws(ZipError) -> (offset: UInt64, size: UInt64, count: Int) {
         // What the file begins with tells a cut archive from something else.
         let head = try file.bytes(at: 0, count: 4) ?? []
         let looksLikeZip = head.elementsEqual(Signature.localHeader.bytes) || head.elementsEqual(Signature.endRecord.bytes)

@@ -37,7 +37,7 @@ struct Archive: ParsableCommand {
         var inflated = 0
         var refused: [String] = []
         do {
-            let archive = try ZipArchive(path: path, limits: ZipLimits(maximumEntryBytes: maximumEntryBytes, maximumTotalBytes: Int.max))
+            let archive = try ZipArchive(path: path, limits: ZipBounds(maximumEntryBytes: maximumEntryBytes, maximumTotalBytes: Int.max))
             var walk = archive.entries()
             while let entry = try walk.next() {
                 entries += 1
@@ -74,7 +74,7 @@ struct Archive: ParsableCommand {
         let before = Self.peakRSSKiB()
         let started = MonotonicClock.seconds()
         do {
-            try AdvisoryFiles.read(path: path, into: &evaluator, limits: AdvisoryFiles.Limits(totalBytes: AdvisorySettings.defaultMaxBytes))
+            try AdvisoryFiles.read(path: path, into: &evaluator, limits: AdvisoryFiles.Budget(totalBytes: AdvisorySettings.defaultMaxBytes))
         } catch {
             throw ValidationError("ssvc-bench: \(path): \(error)")
         }

@@ -84,7 +84,7 @@ enum FuzzTarget: String, CaseIterable {
                     _ = app.isStale(now: Self.now, schedule: .daily)
                     _ = app.offering(at: Self.now)
                     // A state file's hold and held version settle like any other.
-                    let limits = VersionLimits(maxVersion: "2.0", ignoreVersions: ["1.5"], hold: app.hold, scheme: .dotted)
+                    let limits = KeepBackRules(maxVersion: "2.0", ignoreVersions: ["1.5"], hold: app.hold, scheme: .dotted)
                     _ = app.resettled(PhasedRollout.Settings(app: "a", machine: "m"), limits: limits, now: Self.now)
                     _ = SchedulePlanner(schedule: .monthly, phase: 0.5).plan(now: Self.now, history: app.history, atStart: true, jitter: 0.5)
                 }

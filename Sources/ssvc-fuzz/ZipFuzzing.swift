@@ -7,7 +7,7 @@ import SSVCPosix
 /// reader takes a descriptor), walked, and every entry read, under limits
 /// small enough for a run: 1 MiB an entry, 8 MiB an archive.
 enum ZipFuzzing {
-    static let limits = ZipLimits(maximumEntries: 100_000, maximumNameBytes: 1024, maximumEntryBytes: 1 << 20, maximumTotalBytes: 8 << 20)
+    static let limits = ZipBounds(maximumEntries: 100_000, maximumNameBytes: 1024, maximumEntryBytes: 1 << 20, maximumTotalBytes: 8 << 20)
 
     /// One unlinked file under `TMPDIR`, rewritten for each input.
     static let descriptor: CInt = {

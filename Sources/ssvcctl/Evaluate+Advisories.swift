@@ -44,7 +44,7 @@ extension Evaluate {
             throw ExitStatus.failure
         }
         do {
-            try AdvisoryFiles.read(path: path, into: &evaluator, limits: AdvisoryFiles.Limits(totalBytes: AdvisorySettings.defaultMaxBytes, specialFiles: true, singleFiles: true))
+            try AdvisoryFiles.read(path: path, into: &evaluator, limits: AdvisoryFiles.Budget(totalBytes: AdvisorySettings.defaultMaxBytes, specialFiles: true, singleFiles: true))
         } catch {
             StandardError.writeLine("ssvcctl: --advisories \(DisplayText.escaped(path)): \(error)")
             throw ExitStatus.failure

@@ -117,7 +117,7 @@ struct Evaluate: ParsableCommand {
     var rolloutPosition: Double?
 
     @Option(help: ArgumentHelp("Refuse larger documents, as the daemon does.", valueName: "bytes"))
-    var maxResponseBytes = ConfigurationLimits.defaultMaxResponseBytes
+    var maxResponseBytes = ConfigurationRanges.defaultMaxResponseBytes
 
     @Option(help: ArgumentHelp(
         "A minisign public key: the base64 line of minisign.pub (repeatable, as public-keys).", valueName: "key"))
@@ -181,13 +181,13 @@ struct Evaluate: ParsableCommand {
         for version in ignoreVersion { try refuse("ignore-version", AppKeyRules.versionLimitProblem(version, scheme: scheme)) }
         if let url { try refuse("url", AppKeyRules.urlProblem(url)) }
         let numbers = [
-            ("version-number", versionNumber, ConfigurationLimits.versionNumber),
-            ("min-release-age-days", minReleaseAgeDays, ConfigurationLimits.releaseAgeDays),
-            ("phased-rollout-seconds", phasedRolloutSeconds, ConfigurationLimits.rolloutSeconds),
-            ("max-response-bytes", maxResponseBytes, ConfigurationLimits.maxResponseBytes),
+            ("version-number", versionNumber, ConfigurationRanges.versionNumber),
+            ("min-release-age-days", minReleaseAgeDays, ConfigurationRanges.releaseAgeDays),
+            ("phased-rollout-seconds", phasedRolloutSeconds, ConfigurationRanges.rolloutSeconds),
+            ("max-response-bytes", maxResponseBytes, ConfigurationRanges.maxResponseBytes),
         ]
-        for case let (key, number?, range) in numbers { try refuse(key, ConfigurationLimits.problem(number, in: range)) }
-        if let rolloutPosition { try refuse("rollout-position", ConfigurationLimits.problem(rolloutPosition, in: ConfigurationLimits.rolloutPosition)) }
+        for case let (key, number?, range) in numbers { try refuse(key, ConfigurationRanges.problem(number, in: range)) }
+        if let rolloutPosition { try refuse("rollout-position", ConfigurationRanges.problem(rolloutPosition, in: ConfigurationRanges.rolloutPosition)) }
         for item in property where Self.keyAndValue(item) == nil {
             throw ValidationError("--property '\(item)': expected KEY=VALUE (the value may be empty)")
         }
@@ -202,7 +202,7 @@ struct Evaluate: ParsableCommand {
         }
         if let maxSignatureAgeDays {
             guard keys else { throw ValidationError("--max-signature-age-days needs --public-key and --signature") }
-            try refuse("max-signature-age-days", ConfigurationLimits.problem(maxSignatureAgeDays, in: ConfigurationLimits.signatureAgeDays))
+            try refuse("max-signature-age-days", ConfigurationRanges.problem(maxSignatureAgeDays, in: ConfigurationRanges.signatureAgeDays))
         }
     }
 
@@ -238,7 +238,7 @@ struct Evaluate: ParsableCommand {
         let rollout = PhasedRollout.Settings(
             app: appId ?? "", window: phasedRolloutSeconds.map { TimeInterval($0) }, pinnedPosition: rolloutPosition ?? 0, machine: ""
         )
-        let limits = VersionLimits(maxVersion: maxVersion, ignoreVersions: ignoreVersion, scheme: scheme, packedNumbers: versionNumber == nil)
+        let limits = KeepBackRules(maxVersion: maxVersion, ignoreVersions: ignoreVersion, scheme: scheme, packedNumbers: versionNumber == nil)
         let settled = PhasedRollout.settle(
             evaluation.decision, settings: rollout, limits: limits, firstSeen: context.now, offered: nil, now: context.now
         )

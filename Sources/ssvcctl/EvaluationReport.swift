@@ -61,7 +61,7 @@ struct EvaluationReport: Encodable {
     }
 
     init(
-        evaluation: Evaluation, settled: PhasedRollout.Settled, rollout: PhasedRollout.Settings, limits: VersionLimits, now: Date,
+        evaluation: Evaluation, settled: PhasedRollout.Settled, rollout: PhasedRollout.Settings, limits: KeepBackRules, now: Date,
         format: ResponseFormat, running: RunningVersion, request: String?, signature: AcceptedSignature? = nil
     ) {
         let decision = settled.decision

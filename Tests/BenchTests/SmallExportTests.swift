@@ -17,7 +17,7 @@ struct SmallExportTests {
         }
         try SmallExport.write(to: path, ecosystem: "PyPI", package: "Requests")
         var evaluator = try AdvisoryEvaluator(ecosystem: "PyPI", package: "requests", version: "1.0")
-        try AdvisoryFiles.read(path: path, into: &evaluator, limits: AdvisoryFiles.Limits(totalBytes: 1 << 20))
+        try AdvisoryFiles.read(path: path, into: &evaluator, limits: AdvisoryFiles.Budget(totalBytes: 1 << 20))
         #expect(evaluator.recordsRead == 2)
         #expect(evaluator.problems == [])
         #expect(evaluator.findings.map(\.id) == ["BENCH-1"])

@@ -3,35 +3,6 @@ import SSVCTestSupport
 import SSVCCore
 import Testing
 
-/// `ssvcctl check APP`, which returns once the check is done.
-@discardableResult
-private func check(_ daemon: DaemonProcess, _ app: String) async throws -> CommandResult {
-    try await Executable.run("ssvcctl", ["--socket", daemon.socketPath, "check", app])
-}
-
-/// An app whose documents must be signed by one of `keys`.
-private func signedApp(_ name: String, server: VersionServer, keys: [String], extra: String = "") -> String {
-    appTable(name, url: server.url("/\(name).json"), extra: "public-keys = [\(keys.map { "\"\($0)\"" }.joined(separator: ", "))]\n" + extra)
-}
-
-/// The server's scenario: each path's body, and the whole answer for the
-/// paths in `answers` (a status, an ETag).
-private func files(_ bodies: [String: String], answers: [String: [String: Any]] = [:]) -> [String: Any] {
-    var paths: [String: [String: Any]] = answers
-    for (path, body) in bodies { paths[path, default: [:]]["body"] = body }
-    return ["body": "{}", "paths": paths]
-}
-
-/// Rewrites the daemon's configuration file with `change` and reloads it.
-private func reconfigure(_ daemon: DaemonProcess, _ change: (String) -> String) async throws {
-    let text = try String(contentsOfFile: daemon.configPath, encoding: .utf8)
-    try change(text).write(toFile: daemon.configPath, atomically: true, encoding: .utf8)
-    let reload = try await Executable.run("ssvcctl", ["--socket", daemon.socketPath, "reload"])
-    try #require(reload.status == 0, "\(reload.standardError)")
-}
-
-private let newerBody = #"{"SSVCLatestVersionKey":"9.9","SSVCLatestVersionNumber":151584768}"#
-
 @Suite("signed documents: minisign signatures, freshness and rollback", .processSlot)
 struct SignedDocumentTests {
     @Test("documents minisign signed in both modes are accepted, with key and time in the status; an app without keys fetches no signature")
@@ -283,33 +254,6 @@ struct SignedDocumentTests {
         #expect(app["lastError"] as? String == "signature rejected: signed \(RFC3339.format(signedAt).prefix(10)), older than max-signature-age-days 10")
         #expect(app["stale"] as? Bool == true)
         #expect(app["latestVersion"] as? String == "1.1")
-        #expect(await daemon.stop() == 0)
-    }
-}
-
-@Suite("signed documents: the journal", .processSlot, .serialized, JournalTrait())
-struct SignedDocumentJournalTests {
-    @Test("a signed check's entry carries SSVC_KEY_ID and SSVC_SIGNED_AT; a rejected signature has its own MESSAGE_ID")
-    func fields() async throws {
-        let keys = try await MinisignKeyPair()
-        let name = "signed-\(UUID().uuidString.prefix(8).lowercased())"
-        let server = try await VersionServer(scenario: files(["/\(name).json": goodBody, "/\(name).json.minisig": try keys.sign(goodBody)]))
-        let daemon = try DaemonProcess(apps: signedApp(name, server: server, keys: [keys.publicKey]), arguments: ["--log-target", "journal"])
-        #expect(await daemon.wait { daemon.app(name)?["lastSuccess"] != nil })
-        try server.set(files(["/\(name).json": goodBody], answers: ["/\(name).json.minisig": ["status": 404]]))
-        try await check(daemon, name)
-
-        let entries = await journalEntries(app: name, atLeast: 2)
-        try #require(entries.count >= 2, "journal entries for \(name): \(entries)")
-        let accepted = entries[0]
-        #expect(accepted["MESSAGE_ID"] as? String == MessageID.updateAvailable.rawValue)
-        #expect(accepted["SSVC_KEY_ID"] as? String == keys.keyID)
-        let signedAt = accepted["SSVC_SIGNED_AT"] as? String
-        #expect(signedAt.map { RFC3339.parse($0) != nil } == true, "\(accepted)")
-        let rejected = entries[1]
-        #expect(rejected["MESSAGE_ID"] as? String == MessageID.signatureRejected.rawValue)
-        #expect((rejected["SSVC_ERROR"] as? String)?.hasSuffix(".json.minisig: HTTP 404 Not Found") == true, "\(rejected)")
-        #expect(rejected["PRIORITY"] as? String == "4")
         #expect(await daemon.stop() == 0)
     }
 }

@@ -27,7 +27,7 @@ struct AdvisoryFilesTests {
         #expect(FileManager.default.createFile(atPath: big, contents: nil))
         #expect(truncate(big, 50 << 20) == 0)
         var evaluator = try AdvisoryEvaluator(ecosystem: "PyPI", package: "p", version: "1.0")
-        try AdvisoryFiles.read(path: folder.path, into: &evaluator, limits: AdvisoryFiles.Limits(totalBytes: 512 << 20))
+        try AdvisoryFiles.read(path: folder.path, into: &evaluator, limits: AdvisoryFiles.Budget(totalBytes: 512 << 20))
         #expect(evaluator.findings.map(\.id) == ["GOOD-1"])
         #expect(evaluator.problemCount == 1)
         #expect(evaluator.problems.first?.hasPrefix("BIG-1.json: ") == true, "\(evaluator.problems)")
@@ -49,7 +49,7 @@ struct AdvisoryFilesTests {
         // Seconds of work (a minute under ThreadSanitizer): off the pool.
         let evaluator = try await offPool {
             var evaluator = try AdvisoryEvaluator(ecosystem: "PyPI", package: "p", version: "1.0")
-            try AdvisoryFiles.read(path: zip, into: &evaluator, limits: AdvisoryFiles.Limits(totalBytes: 512 << 20))
+            try AdvisoryFiles.read(path: zip, into: &evaluator, limits: AdvisoryFiles.Budget(totalBytes: 512 << 20))
             return Handed(evaluator)
         }.value
         #expect(evaluator.recordsRead == 100_000)
@@ -66,7 +66,7 @@ struct AdvisoryFilesTests {
         }
         var evaluator = try AdvisoryEvaluator(ecosystem: "PyPI", package: "p", version: "1.0")
         #expect(throws: AdvisoryFiles.Failure.self) {
-            try AdvisoryFiles.read(path: folder.path, into: &evaluator, limits: AdvisoryFiles.Limits(totalBytes: 1 << 20, deadline: 0))
+            try AdvisoryFiles.read(path: folder.path, into: &evaluator, limits: AdvisoryFiles.Budget(totalBytes: 1 << 20, deadline: 0))
         }
         #expect(evaluator.recordsRead == 0)
     }

@@ -7,7 +7,7 @@ import Testing
 @Suite("zip archives", ZipFixturesTrait())
 struct ZipArchiveTests {
     /// Limits no fixture reaches, for reading archives as zipfile does.
-    static let generous = ZipLimits(maximumEntryBytes: 128 << 20, maximumTotalBytes: 1 << 30, maximumRatio: 1 << 20)
+    static let generous = ZipBounds(maximumEntryBytes: 128 << 20, maximumTotalBytes: 1 << 30, maximumRatio: 1 << 20)
 
     @Test("every archive reads as Python's zipfile reads it: the same entries, names and bytes, and the same ones refused")
     func agreesWithZipfile() async throws {
@@ -99,7 +99,7 @@ struct ZipArchiveTests {
     @Test("ZIP64: forced local headers, zipfile's end records past 65,535 entries, every field in the extra field")
     func zip64() async throws {
         for (name, count) in [("zip64-forced", 5), ("many", 70000), ("zip64-hand", 2)] {
-            let outcome = await offPool { Handed(ZipFixtures.readAll(name, limits: ZipLimits())) }.value
+            let outcome = await offPool { Handed(ZipFixtures.readAll(name, limits: ZipBounds())) }.value
             #expect(outcome.failure == nil, "\(name): \(String(describing: outcome.failure))")
             #expect(outcome.entries.count == count, "\(name)")
             #expect(outcome.entries.allSatisfy { (try? $0.1.get()) != nil }, "\(name)")
@@ -108,7 +108,7 @@ struct ZipArchiveTests {
 
     @Test("an entry over the per-entry limit is refused by name and limit before anything is inflated; the others still read")
     func entryLimit() throws {
-        let archive = try ZipArchive(path: ZipFixtures.path("large"), limits: ZipLimits(maximumEntryBytes: 16 << 20))
+        let archive = try ZipArchive(path: ZipFixtures.path("large"), limits: ZipBounds(maximumEntryBytes: 16 << 20))
         var walk = archive.entries()
         let small = try #require(try walk.next())
         _ = try archive.read(small)
@@ -124,7 +124,7 @@ struct ZipArchiveTests {
 
     @Test("a zip bomb (100 MB of zeros) is refused by its compression ratio; the entries around it read")
     func bomb() throws {
-        let outcome = ZipFixtures.readAll("bomb", limits: ZipLimits(maximumEntryBytes: 256 << 20))
+        let outcome = ZipFixtures.readAll("bomb", limits: ZipBounds(maximumEntryBytes: 256 << 20))
         #expect(outcome.failure == nil)
         let results = outcome.entries.map(\.1)
         #expect(results.count == 3)
@@ -136,13 +136,13 @@ struct ZipArchiveTests {
         }
         #expect(entry == "zeros.json" && uncompressed == 100_000_000 && compressed < 100_000 && limit == 1000)
         // Below the ratio-free size, a file of zeros is read however well it compresses.
-        let mixed = ZipFixtures.readAll("mixed", limits: ZipLimits())
+        let mixed = ZipFixtures.readAll("mixed", limits: ZipBounds())
         #expect(mixed.entries.allSatisfy { (try? $0.1.get()) != nil })
     }
 
     @Test("what an archive's entries inflate to in all is bounded")
     func totalLimit() throws {
-        let archive = try ZipArchive(path: ZipFixtures.path("normal"), limits: ZipLimits(maximumTotalBytes: 5000))
+        let archive = try ZipArchive(path: ZipFixtures.path("normal"), limits: ZipBounds(maximumTotalBytes: 5000))
         var walk = archive.entries()
         var read = 0
         var refusal: ZipError?
@@ -162,7 +162,7 @@ struct ZipArchiveTests {
 
     @Test("names that are not plain relative paths are reported, and shown escaped")
     func unsafeNames() throws {
-        let outcome = ZipFixtures.readAll("evil", limits: ZipLimits())
+        let outcome = ZipFixtures.readAll("evil", limits: ZipBounds())
         #expect(outcome.failure == nil)
         let found = outcome.entries.map { ($0.0.displayName, $0.0.nameProblem) }
         let expected: [(String, ZipEntry.NameProblem?)] = [
@@ -185,14 +185,14 @@ struct ZipArchiveTests {
         ("cut-0", "notZip"), ("cut-3", "notZip"), ("cut-100", "truncated"), ("random", "notZip"), ("random-pk", "truncated"),
     ])
     func notArchives(name: String, kind: String) throws {
-        #expect(ZipFixtures.readAll(name, limits: ZipLimits()).failure?.kind == kind)
+        #expect(ZipFixtures.readAll(name, limits: ZipBounds()).failure?.kind == kind)
     }
 
     @Test("an archive cut anywhere in its last part says it was cut")
     func cutArchives() throws {
         let size = try #require(try FileManager.default.attributesOfItem(atPath: ZipFixtures.path("normal"))[.size] as? Int)
         for cut in [size / 2, size - 23, size - 22, size - 10, size - 1] {
-            let failure = ZipFixtures.readAll("cut-\(cut)", limits: ZipLimits()).failure
+            let failure = ZipFixtures.readAll("cut-\(cut)", limits: ZipBounds()).failure
             #expect(failure?.kind == "truncated", "cut at \(cut) of \(size): \(String(describing: failure))")
         }
     }
@@ -210,7 +210,7 @@ struct ZipArchiveTests {
         ("bad-deflate", [1], "corruptData"), ("local-name-differs", [2], "badLocalHeader"), ("unsupported", [1, 2], "unsupportedMethod"),
     ])
     func entryDefects(name: String, indexes: [Int], kind: String) throws {
-        let outcome = ZipFixtures.readAll(name, limits: ZipLimits())
+        let outcome = ZipFixtures.readAll(name, limits: ZipBounds())
         #expect(outcome.failure == nil)
         for (entry, result) in outcome.entries {
             if indexes.contains(entry.index) {
@@ -231,7 +231,7 @@ struct ZipArchiveTests {
         ("offset-past-directory", "offsetOutOfBounds"), ("too-many-entries", "badEndRecord"),
     ])
     func archiveDefects(name: String, kind: String) throws {
-        let failure = ZipFixtures.readAll(name, limits: ZipLimits()).failure
+        let failure = ZipFixtures.readAll(name, limits: ZipBounds()).failure
         #expect(failure?.kind == kind, "\(String(describing: failure))")
         #expect(failure?.concernsOneEntry == false)
     }
@@ -239,9 +239,9 @@ struct ZipArchiveTests {
     @Test("the bounds on entries and names hold before anything is read")
     func directoryBounds() throws {
         #expect(throws: ZipError.tooManyEntries(70000, limit: 10000)) {
-            try ZipArchive(path: ZipFixtures.path("many"), limits: ZipLimits(maximumEntries: 10000))
+            try ZipArchive(path: ZipFixtures.path("many"), limits: ZipBounds(maximumEntries: 10000))
         }
-        let archive = try ZipArchive(path: ZipFixtures.path("normal"), limits: ZipLimits(maximumNameBytes: 8))
+        let archive = try ZipArchive(path: ZipFixtures.path("normal"), limits: ZipBounds(maximumNameBytes: 8))
         var walk = archive.entries()
         #expect(throws: ZipError.badDirectoryRecord(index: 0, "a name of 17 bytes, more than the 8 allowed")) { try walk.next() }
     }

@@ -116,7 +116,7 @@ enum ZipFixtures {
         var entries: [(ZipEntry, Result<[UInt8], ZipError>)] = []
     }
 
-    static func readAll(_ name: String, limits: ZipLimits) -> Outcome {
+    static func readAll(_ name: String, limits: ZipBounds) -> Outcome {
         var outcome = Outcome()
         do throws(ZipError) {
             let archive = try ZipArchive(path: (try? path(name)) ?? "/nonexistent", limits: limits)

@@ -52,18 +52,18 @@ struct AppKeyRulesTests {
 
     @Test("numbers keep to their ranges, named in the message; infinity and NaN are never within")
     func ranges() {
-        #expect(ConfigurationLimits.rolloutSeconds == 0...31_622_400)
-        #expect(ConfigurationLimits.problem(31_622_400, in: ConfigurationLimits.rolloutSeconds) == nil)
-        #expect(ConfigurationLimits.problem(31_622_401, in: ConfigurationLimits.rolloutSeconds) == "must be from 0 to 31622400, found 31622401")
-        #expect(ConfigurationLimits.problem(0, in: ConfigurationLimits.signatureAgeDays) == "must be from 1 to 36500, found 0")
-        #expect(ConfigurationLimits.problem(36_501, in: ConfigurationLimits.releaseAgeDays) == "must be from 0 to 36500, found 36501")
-        #expect(ConfigurationLimits.problem(1.5, in: ConfigurationLimits.rolloutPosition) == "must be from 0 to 1, found 1.5")
-        #expect(ConfigurationLimits.problem(2.0, in: ConfigurationLimits.rolloutPosition) == "must be from 0 to 1, found 2")
-        #expect(ConfigurationLimits.problem(.nan, in: ConfigurationLimits.rolloutPosition) == "must be from 0 to 1, found nan")
-        #expect(ConfigurationLimits.problem(.infinity, in: ConfigurationLimits.rolloutPosition) == "must be from 0 to 1, found inf")
-        #expect(ConfigurationLimits.problem(1.0, in: ConfigurationLimits.rolloutPosition) == nil)
-        #expect(ConfigurationLimits.problem(0.001, in: ConfigurationLimits.timeoutSeconds) == nil)
-        #expect(ConfigurationLimits.problem(0, in: ConfigurationLimits.timeoutSeconds) == "must be from 0.001 to 3600, found 0")
+        #expect(ConfigurationRanges.rolloutSeconds == 0...31_622_400)
+        #expect(ConfigurationRanges.problem(31_622_400, in: ConfigurationRanges.rolloutSeconds) == nil)
+        #expect(ConfigurationRanges.problem(31_622_401, in: ConfigurationRanges.rolloutSeconds) == "must be from 0 to 31622400, found 31622401")
+        #expect(ConfigurationRanges.problem(0, in: ConfigurationRanges.signatureAgeDays) == "must be from 1 to 36500, found 0")
+        #expect(ConfigurationRanges.problem(36_501, in: ConfigurationRanges.releaseAgeDays) == "must be from 0 to 36500, found 36501")
+        #expect(ConfigurationRanges.problem(1.5, in: ConfigurationRanges.rolloutPosition) == "must be from 0 to 1, found 1.5")
+        #expect(ConfigurationRanges.problem(2.0, in: ConfigurationRanges.rolloutPosition) == "must be from 0 to 1, found 2")
+        #expect(ConfigurationRanges.problem(.nan, in: ConfigurationRanges.rolloutPosition) == "must be from 0 to 1, found nan")
+        #expect(ConfigurationRanges.problem(.infinity, in: ConfigurationRanges.rolloutPosition) == "must be from 0 to 1, found inf")
+        #expect(ConfigurationRanges.problem(1.0, in: ConfigurationRanges.rolloutPosition) == nil)
+        #expect(ConfigurationRanges.problem(0.001, in: ConfigurationRanges.timeoutSeconds) == nil)
+        #expect(ConfigurationRanges.problem(0, in: ConfigurationRanges.timeoutSeconds) == "must be from 0.001 to 3600, found 0")
     }
 
     @Test("a URL to fetch is https, http or file, whole, with no space or control character; its user information masked", arguments: [

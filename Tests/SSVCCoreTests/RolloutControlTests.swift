@@ -25,7 +25,7 @@ struct RolloutControlTests {
     }
 
     func settle(
-        _ document: Decision, position: Double = 0.5, limits: VersionLimits? = nil, offered: Decision? = nil, held: HeldBack? = nil,
+        _ document: Decision, position: Double = 0.5, limits: KeepBackRules? = nil, offered: Decision? = nil, held: HeldBack? = nil,
         now: Date? = nil
     ) -> PhasedRollout.Settled {
         PhasedRollout.settle(
@@ -141,18 +141,18 @@ struct RolloutControlTests {
 
     @Test("max-version keeps a newer version back, in the app's scheme; at or below it, it is offered")
     func maxVersion() throws {
-        let limits = VersionLimits(maxVersion: "2.0", scheme: .dotted)
+        let limits = KeepBackRules(maxVersion: "2.0", scheme: .dotted)
         let kept = settle(try document("2.0.1"), position: 0, limits: limits)
         #expect(kept.decision.status == .upToDate && kept.pending == nil)
         #expect(kept.held?.version == "2.0.1" && kept.held?.by == .maxVersion && kept.held?.decision.status == .updateAvailable)
         #expect(settle(try document("2.0.0"), position: 0, limits: limits).decision.status == .updateAvailable, "2.0.0 is 2.0 under dotted")
-        let semver = VersionLimits(maxVersion: "2.0.0", scheme: .semver)
+        let semver = KeepBackRules(maxVersion: "2.0.0", scheme: .semver)
         #expect(settle(try document("2.0.0-rc.1"), position: 0, limits: semver).held == nil, "a prerelease is below its release")
     }
 
     @Test("ignore-versions keeps exactly those back (by the scheme's equality); a newer one past them is offered")
     func ignoreVersions() throws {
-        let limits = VersionLimits(ignoreVersions: ["2.1"], scheme: .dotted)
+        let limits = KeepBackRules(ignoreVersions: ["2.1"], scheme: .dotted)
         #expect(settle(try document("2.1.0"), position: 0, limits: limits).held?.by == .ignoreVersions)
         #expect(settle(try document("2.1.1"), position: 0, limits: limits).decision.status == .updateAvailable)
     }
@@ -160,7 +160,7 @@ struct RolloutControlTests {
     @Test("a hold keeps back anything above its version; it is asked before max-version and ignore-versions")
     func holdFirst() throws {
         let hold = Hold(version: "1.0", since: announced)
-        let limits = VersionLimits(maxVersion: "1.5", ignoreVersions: ["2.0"], hold: hold, scheme: .dotted)
+        let limits = KeepBackRules(maxVersion: "1.5", ignoreVersions: ["2.0"], hold: hold, scheme: .dotted)
         #expect(settle(try document("2.0"), position: 0, limits: limits).held?.by == .hold)
         #expect(limits.named(.hold) == "the hold at 1.0" && limits.named(.maxVersion) == "max-version 1.5")
     }
@@ -170,14 +170,14 @@ struct RolloutControlTests {
         let decision = try SSVCResponse(parsing: Array(#"{"SSVCLatestVersionNumber":33554432}"#.utf8))
             .decide(for: RunningVersion(key: "1.0", configuredNumber: 16_777_216))
         #expect(decision.status == .updateAvailable)
-        let byNumber = VersionLimits(hold: Hold(version: "1.0", number: 16_777_216, since: announced), scheme: .dotted)
+        let byNumber = KeepBackRules(hold: Hold(version: "1.0", number: 16_777_216, since: announced), scheme: .dotted)
         #expect(settle(decision, position: 0, limits: byNumber).held?.by == .hold)
-        #expect(settle(decision, position: 0, limits: VersionLimits(maxVersion: "1.5", scheme: .dotted)).held == nil, "numbers not packed")
+        #expect(settle(decision, position: 0, limits: KeepBackRules(maxVersion: "1.5", scheme: .dotted)).held == nil, "numbers not packed")
     }
 
     @Test("a required update shows through every limit, the note naming what it overrides")
     func requiredShowsThrough() throws {
-        let limits = VersionLimits(hold: Hold(version: "1.0", since: announced), scheme: .dotted)
+        let limits = KeepBackRules(hold: Hold(version: "1.0", since: announced), scheme: .dotted)
         let settled = settle(try document(required: true), position: 0, limits: limits)
         #expect(settled.decision.status == .updateRequired && settled.held == nil)
         #expect(settled.decision.note == nil, "the note is the limits', derived, never stored: settling again cannot pile it up")
@@ -189,13 +189,13 @@ struct RolloutControlTests {
     @Test("an offer made, then kept back by a hold, is offered again when the hold is lifted, whatever the cap says meanwhile")
     func offerRestoredAfterHold() throws {
         let offered = settle(try document(cap: "100"), position: 0.5).decision
-        let limits = VersionLimits(hold: Hold(version: "1.0", since: announced), scheme: .dotted)
+        let limits = KeepBackRules(hold: Hold(version: "1.0", since: announced), scheme: .dotted)
         let held = settle(try document(cap: "100"), position: 0.5, limits: limits, offered: offered)
         #expect(held.held?.withdrawn?.latestVersion == "2.0" && held.decision.status == .upToDate)
         // A check while held sees the rollout paused.
         let paused = settle(try document(cap: "0"), position: 0.5, limits: limits, offered: held.decision, held: held.held)
         #expect(paused.held?.withdrawn?.latestVersion == "2.0", "remembered across checks")
-        let lifted = settle(try document(cap: "0"), position: 0.5, limits: VersionLimits(scheme: .dotted), offered: paused.decision, held: paused.held)
+        let lifted = settle(try document(cap: "0"), position: 0.5, limits: KeepBackRules(scheme: .dotted), offered: paused.decision, held: paused.held)
         #expect(lifted.decision.status == .updateAvailable && lifted.pending == nil, "never withdrawn by the rollout")
         let never = settle(try document(cap: "0"), position: 0.5, limits: limits)
         #expect(never.held?.withdrawn == nil, "a version never offered here waits for the rollout as any other")
@@ -204,7 +204,7 @@ struct RolloutControlTests {
     @Test("an older offer a limit withdrew while a newer version was pending is in force again once the limit goes")
     func olderOfferRestored() throws {
         let older = try document("2.0")
-        let limits = VersionLimits(maxVersion: "1.5", scheme: .dotted)
+        let limits = KeepBackRules(maxVersion: "1.5", scheme: .dotted)
         let pending = settle(try document("3.0", cap: "10"), position: 0.5, offered: older)
         #expect(pending.decision.latestVersion == "2.0" && pending.pending?.version == "3.0")
         let held = settle(try document("3.0", cap: "10"), position: 0.5, limits: limits, offered: pending.decision)
@@ -216,7 +216,7 @@ struct RolloutControlTests {
     @Test("an offer no limit can compare with (a flag alone) does not stay beside a version a limit keeps back")
     func uncomparableOfferGoes() throws {
         let flag = try SSVCResponse(parsing: Array(#"{"SSVCUpdateAvailable":true}"#.utf8)).decide(for: running)
-        let limits = VersionLimits(hold: Hold(version: "1.5", since: announced), scheme: .dotted)
+        let limits = KeepBackRules(hold: Hold(version: "1.5", since: announced), scheme: .dotted)
         let allowed = try document("1.5")
         #expect(!limits.allow(flag) && limits.allow(allowed))
         let held = settle(try document("2.0"), position: 0, limits: limits, offered: flag)
@@ -230,17 +230,17 @@ struct RolloutControlTests {
         let decision = try SSVCResponse(parsing: Array(#"{"SSVCLatestVersionNumber":33587200}"#.utf8))
             .decide(for: RunningVersion(key: "1.0", configuredNumber: 16_809_984))
         for limits in [
-            VersionLimits(hold: Hold(version: "1.5", since: announced), scheme: .dotted, packedNumbers: true),
-            VersionLimits(maxVersion: "1.9", scheme: .dotted, packedNumbers: true),
-            VersionLimits(ignoreVersions: ["v2.0"], scheme: .dotted, packedNumbers: true),
+            KeepBackRules(hold: Hold(version: "1.5", since: announced), scheme: .dotted, packedNumbers: true),
+            KeepBackRules(maxVersion: "1.9", scheme: .dotted, packedNumbers: true),
+            KeepBackRules(ignoreVersions: ["v2.0"], scheme: .dotted, packedNumbers: true),
         ] {
             #expect(settle(decision, position: 0, limits: limits).held != nil, "\(limits)")
         }
-        let numbered = VersionLimits(maxVersion: "1.9", scheme: .dotted, packedNumbers: false)
+        let numbered = KeepBackRules(maxVersion: "1.9", scheme: .dotted, packedNumbers: false)
         #expect(settle(decision, position: 0, limits: numbered).held == nil, "numbers of the app's own are not packed keys")
         #expect(numbered.note(for: decision) == "max-version 1.9 cannot apply: the server names no version key to compare")
         let flag = try SSVCResponse(parsing: Array(#"{"SSVCUpdateAvailable":true}"#.utf8)).decide(for: RunningVersion(key: "1.0"))
-        let hold = VersionLimits(hold: Hold(version: "1.0", number: 16_809_984, since: announced), scheme: .dotted)
+        let hold = KeepBackRules(hold: Hold(version: "1.0", number: 16_809_984, since: announced), scheme: .dotted)
         #expect(hold.note(for: flag) == "the hold at 1.0 cannot apply: the server names no version key to compare")
         #expect(hold.note(for: try document()) == nil, "nothing to say of an update kept back")
     }
@@ -248,19 +248,19 @@ struct RolloutControlTests {
     @Test("an older offer in force stays while a limit keeps the newer one back, unless the limit keeps it back too")
     func olderOfferStays() throws {
         let older = try document("1.5")
-        let kept = settle(try document("3.0"), position: 0, limits: VersionLimits(maxVersion: "2.9", scheme: .dotted), offered: older)
+        let kept = settle(try document("3.0"), position: 0, limits: KeepBackRules(maxVersion: "2.9", scheme: .dotted), offered: older)
         #expect(kept.decision.latestVersion == "1.5" && kept.held?.version == "3.0")
-        let both = settle(try document("3.0"), position: 0, limits: VersionLimits(maxVersion: "1.2", scheme: .dotted), offered: older)
+        let both = settle(try document("3.0"), position: 0, limits: KeepBackRules(maxVersion: "1.2", scheme: .dotted), offered: older)
         #expect(both.decision.status == .upToDate, "the hold withdraws 1.5 too")
     }
 
     @Test("the time a version was first kept back stays while the same limit keeps it")
     func heldSince() throws {
-        let limits = VersionLimits(maxVersion: "1.5", scheme: .dotted)
+        let limits = KeepBackRules(maxVersion: "1.5", scheme: .dotted)
         let first = try #require(settle(try document(), position: 0, limits: limits).held)
         let later = settle(try document(), position: 0, limits: limits, held: first, now: announced.addingTimeInterval(hour))
         #expect(later.held?.since == announced)
-        let other = settle(try document(), position: 0, limits: VersionLimits(ignoreVersions: ["2.0"], scheme: .dotted), held: first,
+        let other = settle(try document(), position: 0, limits: KeepBackRules(ignoreVersions: ["2.0"], scheme: .dotted), held: first,
                            now: announced.addingTimeInterval(hour))
         #expect(other.held?.since == announced.addingTimeInterval(hour), "another reason starts anew")
     }
@@ -273,12 +273,12 @@ struct RolloutControlTests {
         let evaluation = try ResponseFormat.ssvc.evaluate(Array(body.utf8), context: context)
         state = state.recording(.success(evaluation, body: body, etag: nil, fetched: true), running: running, at: announced, rollout: at(0.5))
         #expect(state.pending?.dueAt == announced.addingTimeInterval(5 * hour))
-        let limits = VersionLimits(hold: Hold(version: "1.0", since: announced), scheme: .dotted)
+        let limits = KeepBackRules(hold: Hold(version: "1.0", since: announced), scheme: .dotted)
         let held = state.resettled(at(0.5), limits: limits, now: announced.addingTimeInterval(hour))
         #expect(held.pending == nil && held.held?.by == .hold && held.status == .upToDate)
-        let early = held.resettled(at(0.5), limits: VersionLimits(scheme: .dotted), now: announced.addingTimeInterval(2 * hour))
+        let early = held.resettled(at(0.5), limits: KeepBackRules(scheme: .dotted), now: announced.addingTimeInterval(2 * hour))
         #expect(early.held == nil && early.pending?.dueAt == announced.addingTimeInterval(5 * hour), "phased again from the first T")
-        let late = held.resettled(at(0.5), limits: VersionLimits(scheme: .dotted), now: announced.addingTimeInterval(6 * hour))
+        let late = held.resettled(at(0.5), limits: KeepBackRules(scheme: .dotted), now: announced.addingTimeInterval(6 * hour))
         #expect(late.held == nil && late.pending == nil && late.status == .updateAvailable)
     }
 
@@ -297,17 +297,17 @@ struct RolloutControlTests {
         let document = try releases(["2.9.1", "3.0.0", "2.8.0", "2.9.5", "2.9.5", "2.9.0"])
         #expect(document.latestVersion == "3.0.0")
         #expect(document.otherNewer?.map(\.version) == ["2.9.5", "2.9.1"], "newer than 2.9.0 only, each once, newest first")
-        let byMax = settle(document, position: 0, limits: VersionLimits(maxVersion: "2.9.9", scheme: .dotted))
+        let byMax = settle(document, position: 0, limits: KeepBackRules(maxVersion: "2.9.9", scheme: .dotted))
         #expect(byMax.decision.status == .updateAvailable && byMax.decision.latestVersion == "2.9.5")
         #expect(byMax.decision.description?.targetUrl == "https://example.com/2.9.5" && byMax.decision.description?.message == "Release 2.9.5")
         #expect(byMax.held?.version == "3.0.0" && byMax.held?.by == .maxVersion)
-        let byIgnore = settle(document, position: 0, limits: VersionLimits(ignoreVersions: ["3.0.0", "2.9.5"], scheme: .dotted))
+        let byIgnore = settle(document, position: 0, limits: KeepBackRules(ignoreVersions: ["3.0.0", "2.9.5"], scheme: .dotted))
         #expect(byIgnore.decision.latestVersion == "2.9.1" && byIgnore.held?.by == .ignoreVersions)
-        let byHold = settle(document, position: 0, limits: VersionLimits(hold: Hold(version: "2.9.0", since: announced), scheme: .dotted))
+        let byHold = settle(document, position: 0, limits: KeepBackRules(hold: Hold(version: "2.9.0", since: announced), scheme: .dotted))
         #expect(byHold.decision.status == .upToDate && byHold.held?.version == "3.0.0", "nothing newer allowed: up to date")
         let phased = PhasedRollout.settle(
             document, settings: PhasedRollout.Settings(app: "a", window: 86_400, pinnedPosition: 0.5, machine: "m"),
-            limits: VersionLimits(maxVersion: "2.9.9", scheme: .dotted), firstSeen: announced, offered: nil, now: utc("2027-01-13T00:00:00Z")
+            limits: KeepBackRules(maxVersion: "2.9.9", scheme: .dotted), firstSeen: announced, offered: nil, now: utc("2027-01-13T00:00:00Z")
         )
         #expect(phased.pending?.version == "2.9.5" && phased.pending?.dueAt == utc("2027-01-13T12:00:00Z"), "the older one is phased as any")
         #expect(phased.held?.version == "3.0.0" && phased.decision.status == .upToDate)

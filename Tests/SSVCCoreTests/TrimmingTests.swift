@@ -15,22 +15,3 @@ struct TrimmingTests {
         #expect(text[...].trimming(characters) == expected)
     }
 }
-
-@Suite("URLs as shown: user information masked")
-struct URLTextTests {
-    @Test("a URL's user and password become ***; host, path and query stay", arguments: [
-        ("http://alice:s3cret@host.example/v.json?x=1", "http://***@host.example/v.json?x=1"),
-        ("https://alice:p%40ss@h:8443/v", "https://***@h:8443/v"),
-        ("https://ghp_TOKEN123@h/v", "https://***@h/v"),
-        ("https://h/v?mail=a@b:c", "https://h/v?mail=a@b:c"),
-        ("file:///srv/v.json", "file:///srv/v.json"),
-        ("https://a:b:c@h/", "https://***@h/"),
-        ("https://a@b@h/", "https://***@h/"),
-        ("user:pw@proxy:3128", "***@proxy:3128"),
-        ("not a url", "not a url"),
-        ("", ""),
-    ])
-    func masked(url: String, shown: String) {
-        #expect(URLText.masked(url) == shown)
-    }
-}

@@ -6,26 +6,6 @@ import SSVCTestSupport
 import Testing
 @testable import SSVCDaemon
 
-/// Counts the releases an `IdleMemoryReleaser` makes, instead of making
-/// them. The releaser's thread lives as long as the test process, and so,
-/// retained for it, does the counter.
-private final class ReleaseCounter: Sendable {
-    let count = Atomic<Int>(0)
-    /// When the last release ran, in `DispatchTime` nanoseconds (the
-    /// releaser's own clock, CLOCK_MONOTONIC).
-    let lastRelease = Atomic<UInt64>(0)
-    var value: Int { count.load(ordering: .relaxed) }
-
-    func releaser(quiet: Duration) -> IdleMemoryReleaser {
-        IdleMemoryReleaser(quietPeriod: quiet, release: { context in
-            let counter = Unmanaged<ReleaseCounter>.fromOpaque(context!).takeUnretainedValue()
-            counter.lastRelease.store(DispatchTime.now().uptimeNanoseconds, ordering: .relaxed)
-            counter.count.wrappingAdd(1, ordering: .relaxed)
-        }, context: Unmanaged.passRetained(self).toOpaque())
-    }
-}
-
-
 @Suite("IdleMemoryReleaser")
 struct IdleMemoryReleaserTests {
     @Test("releases once, a quiet period after the last work, not after the first")
@@ -110,16 +90,5 @@ struct IdleMemoryReleaserTests {
         let status = try String(contentsOfFile: "/proc/self/status", encoding: .utf8)
         let line = try #require(status.split(separator: "\n").first { $0.hasPrefix("RssFile:") })
         return try #require(Int(line.split(separator: " ", omittingEmptySubsequences: true)[1]))
-    }
-}
-
-@Suite("MainQueueExecutor")
-struct MainQueueExecutorTests {
-    @Test("delays become whole nanoseconds for Dispatch; none below zero, none past its range")
-    func intervals() {
-        #expect(MainQueueExecutor.interval(.milliseconds(1_500)) == .nanoseconds(1_500_000_000))
-        #expect(MainQueueExecutor.interval(.nanoseconds(7)) == .nanoseconds(7))
-        #expect(MainQueueExecutor.interval(.seconds(-3)) == .nanoseconds(0))
-        #expect(MainQueueExecutor.interval(.seconds(Int64.max)) == .never)
     }
 }

@@ -51,6 +51,27 @@ struct MetricsExpositionTests {
         #expect(!lines.contains { $0.hasPrefix(#"ssvc_update_offer_timestamp_seconds{app="b"}"#) })
     }
 
+    @Test("an input's families come after the update families, once, only when an app uses the input, with that app's series alone")
+    func inputFamilies() {
+        var affected = app("a", status: .updateRequired)
+        affected.inputs[Advisories.name] = [
+            MetricSample(family: "ssvc_advisory_state", labels: [.init(name: "state", value: "affected")], value: "1"),
+            MetricSample(family: "ssvc_app_advisory_info", labels: [.init(name: "id", value: "X-\"1"), .init(name: "fixed", value: "2.0")], value: "1"),
+        ]
+        let without = app("b", status: .upToDate)
+        let lines = String(decoding: MetricsExposition.render([affected, without]), as: UTF8.self).split(separator: "\n").map(String.init)
+        let families = lines.filter { $0.hasPrefix("# TYPE ") }.map { $0.split(separator: " ")[2] }
+        #expect(families.count == 12 + Advisories.metricFamilies.count)
+        let held = families.firstIndex(of: "ssvc_update_held")
+        #expect(held.map { Array(families[($0 + 1)...].prefix(3)) } == Advisories.metricFamilies.map { Substring($0.name) })
+        #expect(lines.contains(#"ssvc_advisory_state{app="a",state="affected"} 1"#))
+        #expect(lines.contains(#"ssvc_app_advisory_info{app="a",id="X-\"1",fixed="2.0"} 1"#))
+        #expect(!lines.contains { $0.hasPrefix("ssvc_app_advisories{") }, "a family with no series has its HELP and TYPE alone")
+        #expect(!lines.contains { $0.contains(#"{app="b""#) && $0.hasPrefix("ssvc_advisory") })
+        let none = String(decoding: MetricsExposition.render([without]), as: UTF8.self)
+        #expect(!none.contains("advisor"), "no app uses the input: none of its families")
+    }
+
     @Test("label values escape backslash, double quote and line feed; absent versions are empty")
     func escaping() {
         let text = String(decoding: MetricsExposition.render([app("a", status: .unknown, current: #"1.0 "beta"\x"# + "\n2", latest: nil)]), as: UTF8.self)

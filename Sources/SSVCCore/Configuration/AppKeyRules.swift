@@ -6,7 +6,7 @@ import FoundationEssentials
 /// words that leave out the key's name, or nil when nothing is; the caller
 /// puts the name in front as it spells it (`app.tag-pattern: …`,
 /// `--tag-pattern: …`), so both say the same after it. Numbers keep to
-/// `ConfigurationLimits`; a JSON Pointer's rule is `JSONPointer(parsing:)`'s.
+/// `ConfigurationRanges`; a JSON Pointer's rule is `JSONPointer(parsing:)`'s.
 public enum AppKeyRules {
     /// The keys that apply to one format alone, in the order they are checked.
     public static let formatKeys: [(key: String, format: ResponseFormat)] = [

@@ -109,11 +109,11 @@ public enum PhasedRollout {
     /// `previouslyHeld` keeps the time a version was first kept back, and
     /// the offer a limit withdrew, which counts as in force as `offered` does.
     public static func settle(
-        _ document: Decision, settings: Settings?, limits: VersionLimits? = nil, firstSeen: Date, offered: Decision?,
+        _ document: Decision, settings: Settings?, limits: KeepBackRules? = nil, firstSeen: Date, offered: Decision?,
         previouslyHeld: HeldBack? = nil, now: Date
     ) -> Settled {
         guard document.updateAvailable, let version = version(of: document) else { return Settled(decision: document) }
-        // Required updates show through every limit (`VersionLimits.note` says so).
+        // Required updates show through every limit (`KeepBackRules.note` says so).
         if document.updateRequired { return Settled(decision: document) }
         // The offer in force here: the one before, or the one a limit withdrew.
         let inForce = offered.flatMap { $0.status == .updateAvailable ? $0 : nil } ?? previouslyHeld?.withdrawn

@@ -19,7 +19,7 @@ extension AppState {
     /// they were.
     public func recording(
         _ outcome: CheckOutcome, running: RunningVersion?, at time: Date, rollout: PhasedRollout.Settings? = nil,
-        limits: VersionLimits? = nil
+        limits: KeepBackRules? = nil
     ) -> AppState {
         var next = self
         next.lastCheck = time

@@ -114,7 +114,7 @@ public struct AppState: Sendable, Equatable, Codable {
     /// or moved; a version a limit kept back is offered (or phased) once
     /// nothing keeps it back; one a new limit keeps back is withdrawn.
     /// An offer a phased rollout made is never withdrawn by the rollout.
-    public func resettled(_ rollout: PhasedRollout.Settings?, limits: VersionLimits? = nil, now: Date) -> AppState {
+    public func resettled(_ rollout: PhasedRollout.Settings?, limits: KeepBackRules? = nil, now: Date) -> AppState {
         guard let document = held?.decision ?? pending?.decision ?? decision else { return self }
         let version = PhasedRollout.version(of: document)
         let firstSeen = pending?.announcedAt ?? version.flatMap(seenAt) ?? now

@@ -10,6 +10,8 @@ struct CheckAttempt: Sendable {
     let machine: MachineFacts
     /// The service's version commands, killed when it stops.
     let commands: RunningCommands
+    /// How the running version is read (`CheckService.Runtime.readVersion`).
+    let readVersion: @Sendable (VersionSource, RunningCommands) async throws -> String
     let storedResponse: String?
     let storedETag: String?
     /// The stored response's signature, and the newest signature time
@@ -17,48 +19,48 @@ struct CheckAttempt: Sendable {
     let storedSignature: AcceptedSignature?
     let newestSignatureTime: Date?
     let messageRecords: [String: MessageDisplayRecord]
-    /// The app's advisory data before this check.
-    var storedAdvisories: AdvisoryData? = nil
+    /// Each input's data before this check, by input (`AppInput`).
+    var storedInputs: [String: any Sendable] = [:]
 
     /// The running version found, even when the check then failed, and
-    /// the app's advisory data after it (nil when it asks about none).
+    /// each input's data after it, by input.
     struct Result: Sendable {
         var running: RunningVersion?
         var outcome: CheckOutcome
-        var advisories: AdvisoryData? = nil
+        var inputs: [String: any Sendable] = [:]
     }
 
-    /// The version server's part, then the advisories' part: one failing
-    /// does not fail the other. An app without a version server is
-    /// up to date once its advisories are read (SPEC §13).
-    func run(fetcher: Fetcher, now: Date) async -> Result {
+    /// The version server's part, then each input's (one after another):
+    /// one failing does not fail the others. An app without a version
+    /// server is up to date once its inputs are read (SPEC §13).
+    func run(fetcher: any HTTPTransport, now: Date) async -> Result {
         var result = await document(fetcher: fetcher, now: now)
-        guard let settings = app.advisories else { return result }
-        guard let running = result.running else {
-            if case let .failure(error, _, _, _) = result.outcome {
-                result.advisories = (storedAdvisories ?? AdvisoryData()).failed(error, at: now)
+        var failure: String?
+        if case let .failure(error, _, _, _) = result.outcome { failure = error }
+        let attempt = InputAttempt(app: app, daemon: settings, fetcher: fetcher, now: now)
+        var reads: [InputRead] = []
+        for input in AppInputs.all {
+            guard let read = await input.attempt(attempt, stored: storedInputs[input.name], running: result.running?.key, failure: failure) else {
+                continue
             }
-            return result
+            reads.append(read)
+            result.inputs[read.input] = read.data
         }
-        let check = AdvisoryCheck(app: app, settings: settings, daemon: self.settings, stored: storedAdvisories)
-        var options = app.fetchOptions(self.settings).sending(to: settings.source, tokenFor: app.url ?? settings.source)
-        // The app's headers are its server's (its format's Accept too).
-        options.headers = []
-        let advisories = await check.run(running: running.key, fetcher: fetcher, options: options, now: now)
-        result.advisories = advisories
-        if app.url == nil {
-            result.outcome = advisories.lastAttempt == advisories.checked
-                ? .success(Evaluation(decision: Decision(decided: true), messages: []), body: "", etag: nil, fetched: true)
-                : .failure(advisories.lastError ?? "advisories not read", retryAfter: nil, fetched: true)
+        if app.url == nil, result.running != nil, !reads.isEmpty {
+            if let failed = reads.first(where: { !$0.succeeded }) {
+                result.outcome = .failure(failed.error ?? "\(failed.input) not read", retryAfter: nil, fetched: true)
+            } else {
+                result.outcome = .success(Evaluation(decision: Decision(decided: true), messages: []), body: "", etag: nil, fetched: true)
+            }
         }
         return result
     }
 
-    private func document(fetcher: Fetcher, now: Date) async -> Result {
+    private func document(fetcher: any HTTPTransport, now: Date) async -> Result {
         let key: String
         do {
             // `v1.2` runs as `1.2` where the scheme allows the `v`.
-            key = try app.versionScheme.normalized(try await VersionReader.read(app.version, commands: commands))
+            key = try app.versionScheme.normalized(try await readVersion(app.version, commands))
         } catch let error as VersionError {
             return Result(running: nil, outcome: .failure("running version \(error)", retryAfter: nil, fetched: false))
         } catch {
@@ -78,7 +80,7 @@ struct CheckAttempt: Sendable {
         var modified = true
         let options = app.fetchOptions(settings)
         do {
-            switch try await fetcher.fetch(url, etag: storedResponse == nil ? nil : storedETag, options: options, now: now) {
+            switch try await fetcher.fetch(url, etag: storedResponse == nil ? nil : storedETag, options: options, limit: nil, request: FetchRequest(), now: now) {
             case let .body(bytes, newETag, _):
                 body = bytes
                 etag = newETag
@@ -132,7 +134,7 @@ struct CheckAttempt: Sendable {
     /// for conditionally and reused on 304: a signature made again for the
     /// same document (to keep it fresh) is still seen.
     private func verify(
-        _ document: [UInt8], modified: Bool, requirement: SignatureRequirement, options: FetchOptions, fetcher: Fetcher, now: Date
+        _ document: [UInt8], modified: Bool, requirement: SignatureRequirement, options: FetchOptions, fetcher: any HTTPTransport, now: Date
     ) async throws(SignatureFailure) -> AcceptedSignature {
         let reusable = modified ? nil : storedSignature
         let bytes: [UInt8]

@@ -29,14 +29,15 @@ extension CheckService {
             return
         }
         let attempt = CheckAttempt(
-            app: app, settings: configuration.daemon, machine: machine, commands: commands, storedResponse: before.response,
+            app: app, settings: configuration.daemon, machine: machine, commands: commands, readVersion: runtime.readVersion,
+            storedResponse: before.response,
             storedETag: before.etag, storedSignature: before.signature, newestSignatureTime: before.newestSignatureTime,
-            messageRecords: before.messages, storedAdvisories: before.advisories
+            messageRecords: before.messages, storedInputs: AppInputs.stored(in: before)
         )
         let result = await attempt.run(fetcher: fetcher, now: started)
         // A check cancelled by shutdown is not a failure of the server.
         guard !Task.isCancelled, let current = self.app(named: name) else { return }
-        // A reload changed the app meanwhile (its URL, its advisories): what
+        // A reload changed the app meanwhile (its URL, an input's settings): what
         // was read answers the old configuration. Read again, once.
         if current != app, !again {
             await performCheck(name, manual: manual, again: true)
@@ -46,12 +47,12 @@ extension CheckService {
         var after = (state.apps[name] ?? AppState()).recording(
             result.outcome, running: result.running, at: started, rollout: rollout(for: app), limits: limits(for: app)
         )
-        after.advisories = app.advisories == nil ? nil : result.advisories ?? after.advisories
+        for input in AppInputs.all { input.apply(result.inputs, app: app, to: &after) }
         var notices: [MessageNotice] = []
         if case let .success(evaluation, _, _, _, _) = result.outcome { notices = Self.coalesced(evaluation.messages) }
         state.apps[name] = after
         arm(name, atStart: false)
-        record(app, change: .check(result.outcome, notices: notices), at: started)
+        tell(app, change: .check(result.outcome, notices: notices), at: started)
     }
 
     /// Notices told one by one from one check; more are told as one.

@@ -89,7 +89,7 @@ extension CheckService {
     /// once the checks that may hold it have ended.
     private func replaceFetcher(_ settings: DaemonSettings) {
         let (retired, holders, id) = (fetcher, Array(inFlight.values), nextRetiring)
-        fetcher = Fetcher(settings: settings, environment: environment)
+        fetcher = runtime.transport(settings, environment)
         nextRetiring += 1
         retiring[id] = Task {
             for check in holders { await check.value }

@@ -19,7 +19,7 @@ extension CheckService {
     }
 
     /// What keeps versions back for the app: its keys and its hold.
-    func limits(for app: AppConfiguration) -> VersionLimits {
+    func limits(for app: AppConfiguration) -> KeepBackRules {
         app.limits(hold: state.apps[app.name]?.hold)
     }
 
@@ -74,7 +74,7 @@ extension CheckService {
         guard let app = app(named: name), let before = state.apps[name], let offer = before.pending,
               let after = before.offering(at: now) else { return }
         state.apps[name] = after
-        record(app, change: .offer(offer), at: now)
+        tell(app, change: .offer(offer), at: now)
     }
 
     /// Settles every app's last decision under the configuration in
@@ -100,9 +100,9 @@ extension CheckService {
             // Made now, or at its time if that passed while ssvcd was stopped.
             var made = offer
             made.offerAt = min(offer.offerAt, now)
-            record(app, change: .offer(made), at: now)
+            tell(app, change: .offer(made), at: now)
         } else if after.decision != before.decision || after.held != before.held || change != .limits {
-            record(app, change: .hold(change), at: now)
+            tell(app, change: .hold(change), at: now)
         } else {
             // Through the batched writer: a reload that moves a thousand
             // offers writes the files once.

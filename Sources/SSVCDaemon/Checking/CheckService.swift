@@ -15,18 +15,31 @@ import SSVCSystemd
 /// files) and `Reporter` (the journal, hooks, Watch and STATUS=).
 public actor CheckService: Service {
     /// What the service takes from the world: the time and timers, the
-    /// randomness that spreads checks, and where systemd's notifications
-    /// go. Tests give a `ManualClock`, a fixed jitter and a list.
+    /// randomness that spreads checks, where systemd's notifications go,
+    /// the HTTP transport and how running versions are read. Tests give a
+    /// `ManualClock`, a fixed jitter, a list, and servers and versions in
+    /// memory.
     public struct Runtime: Sendable {
         public var clock: any DaemonClock
         /// A number in 0..<1 for each plan: first checks and retries spread.
         public var jitter: @Sendable () -> Double
         public var notify: @Sendable (String) -> Void
+        /// The HTTP client for the daemon's settings, made anew when a
+        /// reload changes them: a `Fetcher`, unless a test gives another.
+        public var transport: @Sendable (DaemonSettings, [String: String]) -> any HTTPTransport
+        /// The running version: `VersionReader`, unless a test gives another.
+        public var readVersion: @Sendable (VersionSource, RunningCommands) async throws -> String
 
-        public init(clock: any DaemonClock, jitter: @escaping @Sendable () -> Double, notify: @escaping @Sendable (String) -> Void) {
+        public init(
+            clock: any DaemonClock, jitter: @escaping @Sendable () -> Double, notify: @escaping @Sendable (String) -> Void,
+            transport: @escaping @Sendable (DaemonSettings, [String: String]) -> any HTTPTransport = { Fetcher(settings: $0, environment: $1) },
+            readVersion: @escaping @Sendable (VersionSource, RunningCommands) async throws -> String = { try await VersionReader.read($0, commands: $1) }
+        ) {
             self.clock = clock
             self.jitter = jitter
             self.notify = notify
+            self.transport = transport
+            self.readVersion = readVersion
         }
 
         /// Dispatch wall time, real randomness, systemd's notify socket.
@@ -49,7 +62,7 @@ public actor CheckService: Service {
     /// may still use it have ended.
     var retiring: [Int: Task<Void, Never>] = [:]
     var nextRetiring = 0
-    var fetcher: Fetcher
+    var fetcher: any HTTPTransport
 
     // MARK: State
     var state: DaemonState
@@ -111,7 +124,7 @@ public actor CheckService: Service {
         let (pruned, holdsKept) = state.pruned(to: Set(configuration.apps.map(\.name)))
         self.state = pruned
         self.store = store
-        fetcher = Fetcher(settings: configuration.daemon, environment: environment)
+        fetcher = runtime.transport(configuration.daemon, environment)
         self.logger = logger
         reporter = Reporter(logger: logger, environment: environment, hooksDirectory: configuration.daemon.hooksDirectory, notify: runtime.notify)
         self.runtime = runtime
@@ -273,14 +286,17 @@ public actor CheckService: Service {
     /// The one path from a changed app to every output: the status cache,
     /// the files (within a second) and the reporter, which compares the
     /// report last told with the report now.
-    func record(_ app: AppConfiguration, change: Reporter.Change, at time: Date) {
+    func tell(_ app: AppConfiguration, change: Reporter.Change, at time: Date) {
         changed(app.name)
         writer.changed()
         let after = report(app, now: runtime.clock.now)
         let before = told[app.name] ?? after.told
         told[app.name] = after.told
         // Said once, across restarts too.
-        if let said = after.advisoriesSaid, said != before.advisoriesSaid { state.apps[app.name]?.advisories?.reported = said }
+        if var appState = state.apps[app.name] {
+            for input in AppInputs.all { input.remember(after, before: before, in: &appState) }
+            state.apps[app.name] = appState
+        }
         reporter.report(after, before: before, change: change, at: time, summary: summary())
     }
 

@@ -56,7 +56,7 @@ public enum VersionSource: Sendable, Equatable {
 /// One `[[app]]` table or apps-directory file.
 public struct AppConfiguration: Sendable, Equatable {
     public var name: String
-    /// The version server; nil for an app that asks only about advisories.
+    /// The version server; nil for an app that asks only its inputs (`AppInput`).
     public var url: String?
     public var format: ResponseFormat
     public var schedule: Schedule
@@ -89,16 +89,16 @@ public struct AppConfiguration: Sendable, Equatable {
     public var ignoreVersions: [String]
     /// `github`'s tag rules and `json`'s pointers.
     public var formatSettings: FormatSettings
-    /// `advisories = "osv"` and its keys; nil: no advisories asked about.
-    public var advisories: AdvisorySettings?
+    /// The settings of each input the app uses (`AppInput`).
+    public var inputs: InputSettings
     /// The file it was read from, for messages.
     public var source: String
 }
 
 extension AppConfiguration {
     /// What keeps versions back for the app: its keys and `hold`.
-    func limits(hold: Hold?) -> VersionLimits {
-        VersionLimits(
+    func limits(hold: Hold?) -> KeepBackRules {
+        KeepBackRules(
             maxVersion: maxVersion, ignoreVersions: ignoreVersions, hold: hold, scheme: versionScheme, packedNumbers: versionNumber == nil
         )
     }

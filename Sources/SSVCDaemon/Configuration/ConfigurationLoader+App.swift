@@ -12,9 +12,7 @@ extension ConfigurationLoader {
         "client-key-credential", "public-keys", "signature-url", "max-signature-age-days", "phased-rollout-seconds",
         "version-package", "include-prereleases", "tag-prefix", "tag-pattern", "version-pointer", "date-pointer",
         "minimum-version-pointer", "url-pointer", "rollout-percentage-pointer", "max-version", "ignore-versions",
-        "advisories", "advisories-url", "advisories-ecosystem", "advisories-package", "ignore-advisories",
-        "advisories-max-age-days", "advisories-max-bytes",
-    ]
+    ] + AppInputs.keys
 
     /// Headers an app may not set: the request's framing, its target, and
     /// the credentials, which have keys of their own.
@@ -62,7 +60,7 @@ extension ConfigurationLoader {
         for key in properties.keys.sorted() where !key.hasPrefix("x-") {
             throw reader.error("properties.\(key)", "extra properties must be named x-…")
         }
-        let minAge = try reader.integer("min-release-age-days", in: ConfigurationLimits.releaseAgeDays)
+        let minAge = try reader.integer("min-release-age-days", in: ConfigurationRanges.releaseAgeDays)
         if minAge != nil, let problem = AppKeyRules.formatProblem(key: "min-release-age-days", format: format) {
             throw reader.error("min-release-age-days", problem)
         }
@@ -94,7 +92,7 @@ extension ConfigurationLoader {
             headers.append(RequestHeader(name: header, value: value))
         }
         let schedule = try reader.choice("schedule", Schedule.self) ?? .daily
-        let versionNumber = try reader.integer("version-number", in: ConfigurationLimits.versionNumber).map(UInt64.init)
+        let versionNumber = try reader.integer("version-number", in: ConfigurationRanges.versionNumber).map(UInt64.init)
         let appID = try reader.string("app-id") ?? name
         func limit(_ key: String, _ text: String) throws(ConfigurationError) -> String {
             if let problem = AppKeyRules.versionLimitProblem(text, scheme: scheme) { throw reader.error(key, problem) }
@@ -107,24 +105,17 @@ extension ConfigurationLoader {
             ignoreVersions.append(try limit("ignore-versions[\(index)]", text))
         }
         if let problem = AppKeyRules.appIDProblem(appID, format: format) { throw reader.error("app-id", problem) }
-        var advisories = try advisorySettings(reader, appID: appID, packaged: packaged)
-        // public-keys sign the documents, and an export mirror as a document
-        // (its signature beside it, or at signature-url for an app without url).
-        let signature = try signatureRequirement(reader, url: url ?? advisories?.source ?? "")
-        if let source = advisories?.source, let signature {
-            switch AdvisorySourceKind(source) {
-            case .zip:
-                advisories?.signature = url == nil
-                    ? signature
-                    : SignatureRequirement(publicKeys: signature.publicKeys, url: SignatureRequirement.defaultURL(for: source), maxAgeDays: signature.maxAgeDays)
-            case .folder:
-                throw reader.error("advisories-url", "a folder of records cannot be signed: with public-keys, use a signed export zip")
-            case .api:
-                break
-            }
+        let context = InputContext(appID: appID, packaged: packaged, url: url)
+        var inputs = InputSettings()
+        for input in AppInputs.all { try input.load(reader, app: context, into: &inputs) }
+        // public-keys sign the documents, and what an input reads as a
+        // document (at signature-url for an app without url).
+        let signature = try signatureRequirement(reader, url: url ?? AppInputs.all.compactMap { $0.source(in: inputs) }.first ?? "")
+        if let signature {
+            for input in AppInputs.all { try input.sign(&inputs, by: signature, app: context, reader: reader) }
         }
-        if url == nil, advisories == nil {
-            throw reader.error("url", "missing (an app may leave it out only with advisories = \"osv\")")
+        if url == nil, inputs.isEmpty {
+            throw reader.error("url", "missing (an app may leave it out only with \(AppInputs.enabling))")
         }
         return AppConfiguration(
             name: name, url: url, format: format,
@@ -143,86 +134,13 @@ extension ConfigurationLoader {
             headers: headers,
             clientIdentity: try clientIdentity(reader, environment: environment),
             signature: url == nil ? nil : signature,
-            phasedRolloutSeconds: try reader.integer("phased-rollout-seconds", in: ConfigurationLimits.rolloutSeconds),
+            phasedRolloutSeconds: try reader.integer("phased-rollout-seconds", in: ConfigurationRanges.rolloutSeconds),
             maxVersion: maxVersion,
             ignoreVersions: ignoreVersions,
             formatSettings: try formatSettings(reader, format: format),
-            advisories: advisories,
+            inputs: inputs,
             source: file
         )
-    }
-
-    /// The `advisories*` keys and `ignore-advisories`: nil when the app
-    /// does not ask about advisories (then none of the others may be set).
-    static func advisorySettings(_ reader: TableReader, appID: String, packaged: Bool) throws(ConfigurationError) -> AdvisorySettings? {
-        let others = ["advisories-url", "advisories-ecosystem", "advisories-package", "ignore-advisories", "advisories-max-age-days", "advisories-max-bytes"]
-        guard let kind = try reader.string("advisories") else {
-            for key in others where reader.table[key] != nil {
-                throw reader.error(key, "needs advisories = \"osv\"")
-            }
-            return nil
-        }
-        guard kind == "osv" else { throw reader.error("advisories", "'\(DisplayText.escaped(kind, limit: 40))' is not known: the one source is \"osv\"") }
-        let source = try reader.string("advisories-url") ?? AdvisorySettings.defaultSource
-        if let problem = AppKeyRules.advisoriesURLProblem(source) { throw reader.error("advisories-url", problem) }
-        let ecosystem: String
-        if let given = try reader.string("advisories-ecosystem") {
-            if let problem = AppKeyRules.advisoryNameProblem(given) { throw reader.error("advisories-ecosystem", problem) }
-            ecosystem = given
-        } else if packaged {
-            let release = MachineFactsReader.gather().osVersion
-            guard !release.isEmpty else {
-                throw reader.error("advisories-ecosystem", "missing, and /etc/os-release has no VERSION_ID to make Debian:VERSION_ID of (testing or unstable): set it, e.g. \"Debian:sid\"")
-            }
-            ecosystem = "Debian:" + release
-        } else {
-            throw reader.error("advisories-ecosystem", "missing: name the ecosystem (PyPI, npm, Go, crates.io, Debian:12, …); only version-package has a default")
-        }
-        var package: String?
-        if let given = try reader.string("advisories-package") {
-            if let problem = AppKeyRules.advisoryNameProblem(given) { throw reader.error("advisories-package", problem) }
-            package = given
-        } else if !packaged {
-            package = appID
-        }
-        var ignores: [AdvisoryIgnore] = []
-        if let entries = reader.table["ignore-advisories"] {
-            guard case let .array(values) = entries else { throw reader.error("ignore-advisories", "expected an array of ids or tables") }
-            for (index, value) in values.enumerated() {
-                ignores.append(try advisoryIgnore(value, reader: reader, key: "ignore-advisories[\(index)]"))
-            }
-        }
-        return AdvisorySettings(
-            source: source, ecosystem: ecosystem, package: package, ignores: ignores,
-            maxAgeDays: try reader.integer("advisories-max-age-days", in: ConfigurationLimits.advisoryAgeDays) ?? AdvisorySettings.defaultMaxAgeDays,
-            maxBytes: try reader.integer("advisories-max-bytes", in: ConfigurationLimits.advisoryBytes) ?? AdvisorySettings.defaultMaxBytes
-        )
-    }
-
-    /// One `ignore-advisories` entry: an id, or `{ id, until, reason }`.
-    private static func advisoryIgnore(_ value: ConfigValue, reader: TableReader, key: String) throws(ConfigurationError) -> AdvisoryIgnore {
-        func checked(_ id: String) throws(ConfigurationError) -> String {
-            if let problem = AppKeyRules.advisoryNameProblem(id) { throw reader.error(key, problem) }
-            return id
-        }
-        switch value {
-        case let .string(id):
-            return AdvisoryIgnore(id: try checked(id))
-        case let .table(table):
-            let entry = TableReader(table, file: reader.file, key: reader.key.map { "\($0).\(key)" } ?? key)
-            try entry.rejectUnknown(["id", "until", "reason"])
-            guard let id = try entry.string("id") else { throw entry.error("id", "missing") }
-            var lapsesAt: Date?
-            if let until = table["until"] {
-                guard case let .other("date-local", text) = until, let day = CivilTime.parseDayOrMinute(text) else {
-                    throw entry.error("until", "expected a date such as 2027-01-31, found \(until.type)")
-                }
-                lapsesAt = day.addingTimeInterval(86_400)
-            }
-            return AdvisoryIgnore(id: try checked(id), lapsesAt: lapsesAt, reason: try entry.string("reason").map { DisplayText.cut($0) })
-        default:
-            throw reader.error(key, "expected an id or a table { id, until, reason }, found \(value.type)")
-        }
     }
 
     /// Keys that are known, but not here: an `[[app]]` or `[daemon]` table
@@ -283,7 +201,7 @@ extension ConfigurationLoader {
     private static func signatureRequirement(_ reader: TableReader, url: String) throws(ConfigurationError) -> SignatureRequirement? {
         let texts = try reader.stringArray("public-keys")
         let signatureURL = try reader.string("signature-url")
-        let maxAge = try reader.integer("max-signature-age-days", in: ConfigurationLimits.signatureAgeDays)
+        let maxAge = try reader.integer("max-signature-age-days", in: ConfigurationRanges.signatureAgeDays)
         guard let texts else {
             if signatureURL != nil { throw reader.error("signature-url", "needs public-keys, the keys its signatures are checked with") }
             if maxAge != nil { throw reader.error("max-signature-age-days", "needs public-keys, the keys its signatures are checked with") }

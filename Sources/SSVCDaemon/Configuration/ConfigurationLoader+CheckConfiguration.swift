@@ -37,7 +37,8 @@ extension ConfigurationLoader {
         let show = { (line: String) in print(DisplayText.escaped(line, limit: .max)) }
         show("\(overrides.mainFile ?? defaultMainFile), \(configuration.daemon.appsDirectory): \(apps.count) app\(apps.count == 1 ? "" : "s"), configuration OK")
         for app in apps {
-            show("\(app.name): format \(app.format.rawValue), schedule \(app.schedule.rawValue), \(app.version.shown), url \(app.url.map(URLText.masked) ?? "none (advisories only)")")
+            let url = app.url.map(URLText.masked) ?? "none (" + app.inputs.names.joined(separator: ", ") + " only)"
+            show("\(app.name): format \(app.format.rawValue), schedule \(app.schedule.rawValue), \(app.version.shown), url \(url)")
         }
         return 0
     }

@@ -60,20 +60,20 @@ extension ConfigurationLoader {
             country: try table.string("country") ?? locale.country,
             controlGroup: controlGroup,
             controlGroupID: controlGroupID,
-            idleTimeoutSeconds: try table.integer("idle-timeout-seconds", in: ConfigurationLimits.idleTimeoutSeconds) ?? 60,
-            timeoutSeconds: try table.number("timeout-seconds", in: ConfigurationLimits.timeoutSeconds) ?? 30,
-            maxResponseBytes: try table.integer("max-response-bytes", in: ConfigurationLimits.maxResponseBytes) ?? ConfigurationLimits.defaultMaxResponseBytes,
+            idleTimeoutSeconds: try table.integer("idle-timeout-seconds", in: ConfigurationRanges.idleTimeoutSeconds) ?? 60,
+            timeoutSeconds: try table.number("timeout-seconds", in: ConfigurationRanges.timeoutSeconds) ?? 30,
+            maxResponseBytes: try table.integer("max-response-bytes", in: ConfigurationRanges.maxResponseBytes) ?? ConfigurationRanges.defaultMaxResponseBytes,
             caFile: caFile,
             policy: SchedulePolicy(
-                firstCheckWindow: Double(try table.integer("first-check-window-seconds", in: ConfigurationLimits.windowSeconds) ?? 600),
-                catchUpWindow: Double(try table.integer("catch-up-window-seconds", in: ConfigurationLimits.windowSeconds) ?? 3_600),
-                minimumInterval: Double(try table.integer("min-interval-seconds", in: ConfigurationLimits.windowSeconds) ?? 30)
+                firstCheckWindow: Double(try table.integer("first-check-window-seconds", in: ConfigurationRanges.windowSeconds) ?? 600),
+                catchUpWindow: Double(try table.integer("catch-up-window-seconds", in: ConfigurationRanges.windowSeconds) ?? 3_600),
+                minimumInterval: Double(try table.integer("min-interval-seconds", in: ConfigurationRanges.windowSeconds) ?? 30)
             ),
             proxy: ProxyPolicy(environment: environmentProxies, daemon: daemonProxy, daemonNoProxy: daemonNoProxy),
             clientIdentity: try clientIdentity(table, environment: environment),
             metricsFile: try optionalPath(table, "metrics-file", default: runtime + "/ssvc.prom"),
             hooksDirectory: try optionalPath(table, "hooks-dir", default: "/etc/ssvc/hooks.d"),
-            rolloutPosition: try table.number("rollout-position", in: ConfigurationLimits.rolloutPosition)
+            rolloutPosition: try table.number("rollout-position", in: ConfigurationRanges.rolloutPosition)
         )
     }
 

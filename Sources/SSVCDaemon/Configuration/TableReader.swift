@@ -61,7 +61,7 @@ struct TableReader {
     func integer(_ member: String, in range: ClosedRange<Int>) throws(ConfigurationError) -> Int? {
         guard let value = table[member] else { return nil }
         guard let number = value.int else { throw mismatch(member, "an integer", value) }
-        if let problem = ConfigurationLimits.problem(number, in: range) { throw error(member, problem) }
+        if let problem = ConfigurationRanges.problem(number, in: range) { throw error(member, problem) }
         return number
     }
 
@@ -69,7 +69,7 @@ struct TableReader {
     func number(_ member: String, in range: ClosedRange<Double>) throws(ConfigurationError) -> Double? {
         guard let value = table[member] else { return nil }
         guard let number = value.double ?? value.int.map(Double.init) else { throw mismatch(member, "a number", value) }
-        if let problem = ConfigurationLimits.problem(number, in: range) { throw error(member, problem) }
+        if let problem = ConfigurationRanges.problem(number, in: range) { throw error(member, problem) }
         return number
     }
 

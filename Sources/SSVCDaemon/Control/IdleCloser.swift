@@ -4,7 +4,7 @@ import SSVCControl
 
 /// Closes a connection that has been silent for the idle timeout, unless it
 /// is waiting on a `Watch` (its handler is then removed) or on the answer
-/// to a call (a `Check` that reads a large advisories export may take
+/// to a call (a `Check` that reads a large export for an input may take
 /// minutes, and its client rightly says nothing meanwhile).
 final class IdleCloser: ChannelInboundHandler, RemovableChannelHandler, Sendable {
     typealias InboundIn = ControlCall

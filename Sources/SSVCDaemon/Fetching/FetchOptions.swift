@@ -19,7 +19,7 @@ public struct FetchOptions: Sendable {
 extension FetchOptions {
     /// These options for a request to `url` made for a source at `origin`:
     /// the bearer token is for the origin's host, and a request to another
-    /// host (a signature, an advisory source elsewhere) goes without it.
+    /// host (a signature, an input's source elsewhere) goes without it.
     public func sending(to url: String, tokenFor origin: String?) -> FetchOptions {
         var options = self
         if FetchTarget(url)?.host != origin.flatMap(FetchTarget.init)?.host { options.bearerToken = nil }

@@ -34,15 +34,15 @@ public struct FetchRequest: Sendable {
 
 /// The most a body may have, and what sets it, for messages:
 /// "max-response-bytes (1048576)".
-public struct BodyLimit: Sendable, CustomStringConvertible {
+public struct BodyBound: Sendable, CustomStringConvertible {
     public let bytes: Int
     public let description: String
 
     /// A minisign signature file: 4 KiB, as the format allows.
-    public static let signature = BodyLimit(bytes: Minisign.maximumSignatureBytes, description: "the \(Minisign.maximumSignatureBytes) bytes a signature may have")
+    public static let signature = BodyBound(bytes: Minisign.maximumSignatureBytes, description: "the \(Minisign.maximumSignatureBytes) bytes a signature may have")
 
-    static func maxResponseBytes(_ bytes: Int) -> BodyLimit {
-        BodyLimit(bytes: bytes, description: "max-response-bytes (\(bytes))")
+    static func maxResponseBytes(_ bytes: Int) -> BodyBound {
+        BodyBound(bytes: bytes, description: "max-response-bytes (\(bytes))")
     }
 }
 

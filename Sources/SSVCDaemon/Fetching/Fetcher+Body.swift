@@ -13,7 +13,7 @@ extension Fetcher {
     }
 
     func collect(
-        _ response: HTTPClientResponse, deadline: NIODeadline, limit: BodyLimit, sink: Int32?
+        _ response: HTTPClientResponse, deadline: NIODeadline, limit: BodyBound, sink: Int32?
     ) async throws(FetchError) -> [UInt8] {
         if let length = response.headers.first(name: "Content-Length").flatMap(Int.init), length > limit.bytes {
             throw FetchError("response of \(length) bytes is larger than \(limit)")
@@ -59,7 +59,7 @@ extension Fetcher {
         if let failure { throw FetchError("writing the download: \(String(cString: strerror(failure)))") }
     }
 
-    func readFile(_ url: String, limit: BodyLimit) throws(FetchError) -> FetchOutcome {
+    func readFile(_ url: String, limit: BodyBound) throws(FetchError) -> FetchOutcome {
         guard let path = URL(string: url)?.path, !path.isEmpty else { throw FetchError("'\(URLText.masked(url))' is not a file URL") }
         do {
             return .body(try BoundedReader.read(path: path, limit: limit.bytes), etag: nil)

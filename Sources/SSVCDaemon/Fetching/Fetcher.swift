@@ -32,7 +32,7 @@ public final class Fetcher: Sendable {
     private let timeout: TimeAmount
     /// "timeout-seconds (30 s)", for messages.
     let timeoutText: String
-    private let responseLimit: BodyLimit
+    private let responseLimit: BodyBound
     private let environment: [String: String]
 
     /// `environment` gives `CREDENTIALS_DIRECTORY` for tokens.
@@ -46,7 +46,7 @@ public final class Fetcher: Sendable {
                 }
             }
         }
-        // Within ConfigurationLimits.timeoutSeconds: no overflow here.
+        // Within ConfigurationRanges.timeoutSeconds: no overflow here.
         timeout = TimeAmount.milliseconds(Int64(settings.timeoutSeconds * 1000))
         timeoutText = "timeout-seconds (\(Self.seconds(settings.timeoutSeconds)))"
         responseLimit = .maxResponseBytes(settings.maxResponseBytes)
@@ -124,7 +124,7 @@ public final class Fetcher: Sendable {
     /// `limit`: the most a body may have, `max-response-bytes` unless told;
     /// `now`: the time a `Retry-After` or a rate limit's reset counts from.
     public func fetch(
-        _ url: String, etag: String?, options: FetchOptions = FetchOptions(), limit: BodyLimit? = nil,
+        _ url: String, etag: String?, options: FetchOptions = FetchOptions(), limit: BodyBound? = nil,
         request: FetchRequest = FetchRequest(), now: Date
     ) async throws(FetchError) -> FetchOutcome {
         let limit = limit ?? responseLimit
@@ -206,11 +206,11 @@ public final class Fetcher: Sendable {
     /// (https), or in absolute form to it (http).
     private func exchange(
         _ url: String, target: FetchTarget, headers: HTTPHeaders, proxy: ProxyServer?, identity: ClientIdentity?, deadline: NIODeadline,
-        limit: BodyLimit, request options: FetchRequest
+        limit: BodyBound, request options: FetchRequest
     ) async throws(FetchError) -> HTTPReply {
         if let proxy, target.scheme == "http", options.post != nil || options.sink != nil {
             // The absolute-form path sends GETs read into memory only.
-            throw FetchError("\(options.post != nil ? "the OSV API" : "an advisories mirror") over http through proxy \(proxy): use https")
+            throw FetchError("\(options.post != nil ? "a query" : "a download to a file") over http through proxy \(proxy): use https")
         }
         if let proxy, target.scheme == "http" {
             do {

@@ -14,30 +14,25 @@ struct AppReport {
     let next: NextCheck
     let now: Date
 
-    /// The app's advisories as they stand; nil when it asks about none.
-    let advisories: AdvisoryVerdict?
-    /// The decision's status, unless an advisory's fix is offered: then
+    /// What each input the app uses says, in `AppInputs.all`'s order.
+    let verdicts: [any InputVerdict]
+    /// The decision's status, unless an input requires the update: then
     /// `update-required`, never phased, held or capped (SPEC §13).
     let status: UpdateStatus
-    /// The latest version shown: the decision's, or, when an advisory's
-    /// fix makes the update required, the newest the document names
-    /// (which a hold, a phase or a cap keeps out of the decision).
+    /// The latest version shown: the decision's, or, when an input makes
+    /// the update required, the newest the document names (which a hold, a
+    /// phase or a cap keeps out of the decision).
     let latestVersion: String?
     let latestVersionNumber: UInt64?
     let stale: Bool
-    /// The decision's notes, and what the limits and advisories say beside it.
+    /// The decision's notes, and what the limits and the inputs say beside it.
     let note: String?
     let maskedURL: String?
     /// The proxy the app's requests go through (password hidden); nil when direct.
     let proxy: String?
-    /// What the journal last said of the advisories: a new entry is written
-    /// when the report after a change says otherwise. A report derived
-    /// from the state says what its verdict says; the first report after a
-    /// start says what the state file remembers being said.
-    let advisoriesSaid: AdvisoryData.Reported?
     /// The first instant after `now` at which a value above may change
-    /// with time alone (staleness, an advisory's age, an ignore entry's
-    /// end): the report is derived again from then on.
+    /// with time alone (staleness, a signature's age, what an input says
+    /// of its data's age): the report is derived again from then on.
     let validUntil: Date
 
     /// A report is derived again at least this often, whatever its inputs say.
@@ -48,48 +43,40 @@ struct AppReport {
         self.state = state
         self.next = next
         self.now = now
-        let advisories = app.advisories.map { settings in
-            AdvisoryVerdict(
-                data: state.advisories, settings: settings, latest: state.documentLatest, hasServer: app.url != nil,
-                scheme: app.versionScheme, now: now
-            )
-        }
-        self.advisories = advisories
-        let required = advisories?.requiredBy != nil
+        let verdicts = AppInputs.all.compactMap { $0.verdict(app: app, state: state, now: now, restoring: restoring) }
+        self.verdicts = verdicts
+        let requirements = verdicts.compactMap { $0.requirement }
+        let required = !requirements.isEmpty
         status = required ? .updateRequired : state.status
         let shown = required ? state.documentDecision : state.decision
-        // An app without a version server is required to reach the fix itself.
-        latestVersion = shown?.latestVersion ?? (required && app.url == nil ? advisories?.requiredBy?.fixed : nil)
+        // An app without a version server is required to reach the version itself.
+        latestVersion = shown?.latestVersion ?? (required && app.url == nil ? requirements.lazy.compactMap(\.version).first : nil)
         latestVersionNumber = shown?.latestVersionNumber
         stale = state.isStale(now: now, schedule: app.schedule, signature: app.signature)
-        let notes = [advisories?.requiredNote, state.decision?.note, state.decision.flatMap(app.limits(hold: state.hold).note)].compactMap { $0 }
-            + (state.advisories?.notes ?? [])
+        let notes = requirements.map(\.note) + [state.decision?.note, state.decision.flatMap(app.limits(hold: state.hold).note)].compactMap { $0 }
+            + verdicts.flatMap { $0.notes }
         note = notes.isEmpty ? nil : notes.joined(separator: "; ")
         maskedURL = app.url.map(URLText.masked)
         proxy = app.proxyInUse(daemon)
-        advisoriesSaid = restoring ? state.advisories?.reported : advisories.flatMap { state.advisories == nil ? nil : $0.reported }
-        validUntil = Self.validity(app: app, state: state, now: now)
+        validUntil = Self.validity(app: app, state: state, now: now, inputs: verdicts.flatMap { $0.changesAt })
     }
 
     /// Whether the report still holds at `now`.
     func holds(at now: Date) -> Bool { now >= self.now && now < validUntil }
 
-    /// The first instant after `now` at which staleness or the advisories
-    /// may change with no change to the state.
-    private static func validity(app: AppConfiguration, state: AppState, now: Date) -> Date {
-        var boundaries = [now.addingTimeInterval(longestValidity)]
+    /// The first instant after `now` at which staleness or an input's
+    /// verdict may change with no change to the state.
+    private static func validity(app: AppConfiguration, state: AppState, now: Date, inputs: [Date]) -> Date {
+        let longest = now.addingTimeInterval(longestValidity)
+        var boundaries = [longest] + inputs
         if let period = app.schedule.period(at: now), let since = state.lastSuccess ?? state.firstCheck ?? state.lastCheck {
             boundaries.append(since.addingTimeInterval(2 * period))
         }
         if let maxAgeDays = app.signature?.maxAgeDays, let signedAt = state.signature?.signedAt {
             boundaries.append(signedAt.addingTimeInterval(Double(maxAgeDays) * 86_400))
         }
-        if let settings = app.advisories {
-            if let checked = state.advisories?.checked { boundaries.append(checked.addingTimeInterval(Double(settings.maxAgeDays) * 86_400)) }
-            boundaries.append(contentsOf: settings.ignores.compactMap(\.lapsesAt))
-        }
         // Past the boundary itself: `isStale` and the age limits compare with `>`.
-        return boundaries.filter { $0 > now }.min()!.addingTimeInterval(0.001)
+        return (boundaries.filter { $0 > now }.min() ?? longest).addingTimeInterval(0.001)
     }
 
     /// `GetStatus`'s and Watch's view.
@@ -124,13 +111,7 @@ struct AppReport {
         status.heldVersion = state.held?.version
         status.heldBy = state.held?.by.rawValue
         status.heldSince = state.held.map { RFC3339.format($0.since) }
-        if let advisories {
-            status.advisoryState = advisories.state
-            status.advisoriesChecked = state.advisories?.checked.map(RFC3339.format)
-            status.advisories = advisories.advisories.map(AppStatus.Advisory.init)
-            status.advisoriesOmitted = advisories.omitted
-            status.ignoredAdvisories = advisories.ignored
-        }
+        for verdict in verdicts { verdict.show(in: &status) }
         return status
     }
 
@@ -142,11 +123,7 @@ struct AppReport {
             nextCheck: next.at, pendingVersion: state.pending?.version, offerAt: state.pending?.dueAt,
             held: state.held != nil, consecutiveFailures: state.consecutiveFailures, stale: stale
         )
-        if let advisories {
-            metrics.advisoryState = advisories.state
-            metrics.advisories = advisories.advisories.map { ($0.id, $0.fixed, $0.severity) }
-            metrics.advisoryCount = advisories.count
-        }
+        for verdict in verdicts { metrics.inputs[verdict.input] = verdict.metrics }
         return metrics
     }
 
@@ -156,10 +133,7 @@ struct AppReport {
             kind: kind, app: app.name, status: status, previousStatus: previous, currentVersion: state.currentVersion,
             latestVersion: latestVersion, url: maskedURL ?? "", message: message
         )
-        if let advisories {
-            event.advisoryState = advisories.state
-            event.advisories = advisories.advisories.map(\.id)
-        }
+        for verdict in verdicts { event.inputVariables.merge(verdict.hookVariables) { _, new in new } }
         return event
     }
 
@@ -169,11 +143,19 @@ struct AppReport {
         var status: UpdateStatus
         var held: HeldBack?
         var currentVersion: String?
-        var advisoriesSaid: AdvisoryData.Reported?
+        /// What each input's verdict said, by input.
+        var said: [String: any Sendable]
     }
 
     var told: Told {
-        Told(status: status, held: state.held, currentVersion: state.currentVersion, advisoriesSaid: advisoriesSaid)
+        var said: [String: any Sendable] = [:]
+        for verdict in verdicts { if let value = verdict.saidValue { said[verdict.input] = value } }
+        return Told(status: status, held: state.held, currentVersion: state.currentVersion, said: said)
+    }
+
+    /// What each input has to say that it did not say in `before`.
+    func inputChanges(since before: Told) -> [InputChange] {
+        verdicts.filter { $0.differs(from: before.said[$0.input]) }.map { $0.change(fromValue: before.said[$0.input], in: self) }
     }
 
     /// What systemd's STATUS= counts of this report.

@@ -24,9 +24,8 @@ struct CheckJournal: Sendable {
             if let cap = pending.cap { metadata["SSVC_ROLLOUT_PERCENTAGE"] = "\(cap)" }
         }
         if let hold = state.hold { metadata["SSVC_HOLD"] = "\(hold.version)" }
-        if let advisories = report.advisories {
-            metadata["SSVC_ADVISORY_STATE"] = "\(advisories.state.rawValue)"
-            if !advisories.advisories.isEmpty { metadata["SSVC_ADVISORIES"] = "\(advisories.advisories.map(\.id).joined(separator: " "))" }
+        for verdict in report.verdicts {
+            for (field, value) in verdict.journalFields { metadata[field] = "\(value)" }
         }
         if let held = state.held {
             metadata["SSVC_HELD_VERSION"] = "\(held.version)"
@@ -143,29 +142,11 @@ struct CheckJournal: Sendable {
         )
     }
 
-    /// The advisories affecting the app changed: one entry saying what
-    /// affects it now, which ignore entries lapsed, or that none does.
-    func advisories(_ report: AppReport, verdict: AdvisoryVerdict, lapsed: [String]) {
+    /// What an input says that it did not say before.
+    func input(_ report: AppReport, _ change: InputChange) {
         var metadata = fields(report)
-        metadata["MESSAGE_ID"] = "\(MessageID.advisories.rawValue)"
-        let name = report.app.name
-        let running = report.state.advisories?.version ?? report.state.currentVersion ?? "?"
-        let lapse = lapsed.isEmpty ? "" : "; ignore-advisories lapsed for \(lapsed.map { DisplayText.escaped($0, limit: 80) }.joined(separator: ", "))"
-        switch verdict.state {
-        case .affected:
-            let listed = verdict.advisories.prefix(8).map { finding in
-                DisplayText.escaped(finding.id, limit: 80) + (finding.fixed.map { " (fixed in \(DisplayText.escaped($0, limit: 80)))" } ?? " (no fix)")
-            }
-            let more = verdict.advisories.count > 8 ? " and \(verdict.advisories.count - 8) more" : ""
-            let required = verdict.requiredBy != nil ? ": update required" : ""
-            logger.warning("\(name): \(running) is affected by \(listed.joined(separator: ", "))\(more)\(required)\(lapse)", metadata: metadata)
-        case .clear:
-            let ignored = verdict.ignored.isEmpty ? "" : " (\(verdict.ignored.count) ignored)"
-            logger.info("\(name): no known advisory affects \(running)\(ignored)", metadata: metadata)
-        case .unknown:
-            let why = report.state.advisories?.lastError.map { ": \(DisplayText.cut($0))" } ?? ": not read within advisories-max-age-days"
-            logger.warning("\(name): advisories unknown\(why)", metadata: metadata)
-        }
+        metadata["MESSAGE_ID"] = "\(change.messageID.rawValue)"
+        logger.log(level: change.level, "\(change.message)", metadata: metadata)
     }
 
     /// A Turkcell message due now.

@@ -19,11 +19,14 @@ import SSVCPosix
 public final class HookRunner: Sendable {
     /// What happened, as the hook's environment tells it.
     public struct Event: Sendable {
-        public enum Kind: String, Sendable {
-            case statusChanged = "status-changed"
-            case notice
-            /// The advisories affecting the app changed.
-            case advisory
+        /// `SSVC_EVENT`: `status-changed`, `notice`, or an input's own
+        /// (each input declares its kind beside it).
+        public struct Kind: RawRepresentable, Sendable, Equatable {
+            public var rawValue: String
+            public init(rawValue: String) { self.rawValue = rawValue }
+
+            public static let statusChanged = Self(rawValue: "status-changed")
+            public static let notice = Self(rawValue: "notice")
         }
 
         public var kind: Kind
@@ -36,9 +39,8 @@ public final class HookRunner: Sendable {
         public var url: String
         /// The notice's text (notices only).
         public var message: String?
-        /// `clear`, `affected` or `unknown`, and the affecting ids; nil when the app asks about no advisories.
-        public var advisoryState: AdvisoryState? = nil
-        public var advisories: [String] = []
+        /// What the app's inputs add (`AppInput`), each `SSVC_` variable by name.
+        public var inputVariables: [String: String] = [:]
 
         public init(
             kind: Kind, app: String, status: UpdateStatus, previousStatus: UpdateStatus, currentVersion: String?, latestVersion: String?,
@@ -62,10 +64,7 @@ public final class HookRunner: Sendable {
                 "SSVC_LATEST_VERSION": latestVersion ?? "", "SSVC_URL": url,
             ]
             if let message { variables["SSVC_MESSAGE"] = message }
-            if let advisoryState {
-                variables["SSVC_ADVISORY_STATE"] = advisoryState.rawValue
-                variables["SSVC_ADVISORIES"] = advisories.joined(separator: " ")
-            }
+            variables.merge(inputVariables) { own, _ in own }
             return variables
         }
     }

@@ -23,21 +23,8 @@ public enum MetricsExposition {
         public var held: Bool
         public var consecutiveFailures: Int
         public var stale: Bool
-        /// The app's advisory state; nil when it asks about none.
-        public var advisoryState: AdvisoryState? = nil
-        /// The affecting advisories not ignored: id, fixed version, severity.
-        public var advisories: [(id: String, fixed: String?, severity: String?)] = []
-        /// All the affecting advisories not ignored, listed or not.
-        public var advisoryCount = 0
-
-        public static func == (a: App, b: App) -> Bool {
-            a.name == b.name && a.format == b.format && a.schedule == b.schedule && a.currentVersion == b.currentVersion
-                && a.latestVersion == b.latestVersion && a.status == b.status && a.lastCheck == b.lastCheck
-                && a.lastSuccess == b.lastSuccess && a.nextCheck == b.nextCheck && a.pendingVersion == b.pendingVersion
-                && a.offerAt == b.offerAt && a.held == b.held && a.consecutiveFailures == b.consecutiveFailures && a.stale == b.stale
-                && a.advisoryState == b.advisoryState && a.advisoryCount == b.advisoryCount && a.advisories.map(\.id) == b.advisories.map(\.id)
-                && a.advisories.map(\.fixed) == b.advisories.map(\.fixed) && a.advisories.map(\.severity) == b.advisories.map(\.severity)
-        }
+        /// The series each input the app uses adds, by input (`AppInput`).
+        var inputs: [String: [MetricSample]] = [:]
 
         public init(
             name: String, format: String, schedule: String, currentVersion: String?, latestVersion: String?, status: UpdateStatus,
@@ -66,9 +53,9 @@ public enum MetricsExposition {
     public static func render(_ apps: [App]) -> [UInt8] {
         var text: [UInt8] = []
         text.reserveCapacity(1_200 * apps.count + 2_000)
-        func family(_ name: String, _ help: String, _ samples: (App) -> [(labels: String, value: String)]) {
+        func family(_ name: String, _ help: String, among chosen: [App]? = nil, _ samples: (App) -> [(labels: String, value: String)]) {
             text.append(contentsOf: "# HELP \(name) \(help)\n# TYPE \(name) gauge\n".utf8)
-            for app in apps {
+            for app in chosen ?? apps {
                 for sample in samples(app) {
                     text.append(contentsOf: "\(name){app=\"\(escape(app.name))\"\(sample.labels)} \(sample.value)\n".utf8)
                 }
@@ -98,23 +85,15 @@ public enum MetricsExposition {
             one(seconds($0.pendingVersion == nil ? nil : $0.offerAt))
         }
         family("ssvc_update_held", "1 while a hold, max-version or ignore-versions keeps a newer version back.") { one(flag($0.held)) }
-        let advised = apps.filter { $0.advisoryState != nil }
-        if !advised.isEmpty {
-            text.append(contentsOf: "# HELP ssvc_advisory_state 1 for the app's advisory state (clear, affected, unknown), 0 for each other.\n# TYPE ssvc_advisory_state gauge\n".utf8)
-            for app in advised {
-                for state in AdvisoryState.allCases {
-                    text.append(contentsOf: "ssvc_advisory_state{app=\"\(escape(app.name))\",state=\"\(state.rawValue)\"} \(flag(state == app.advisoryState))\n".utf8)
-                }
-            }
-            text.append(contentsOf: "# HELP ssvc_app_advisories Advisories affecting the running version, ignored ones aside; absent while unknown.\n# TYPE ssvc_app_advisories gauge\n".utf8)
-            for app in advised where app.advisoryState != .unknown {
-                text.append(contentsOf: "ssvc_app_advisories{app=\"\(escape(app.name))\"} \(app.advisoryCount)\n".utf8)
-            }
-            text.append(contentsOf: "# HELP ssvc_app_advisory_info An advisory affecting the running version (1), at most \(maximumAdvisorySeries) per app.\n# TYPE ssvc_app_advisory_info gauge\n".utf8)
-            for app in advised where app.advisoryState != .unknown {
-                for advisory in app.advisories.prefix(maximumAdvisorySeries) {
-                    text.append(contentsOf: ("ssvc_app_advisory_info{app=\"\(escape(app.name))\",id=\"\(escape(advisory.id))\""
-                        + ",fixed=\"\(escape(advisory.fixed ?? ""))\",severity=\"\(escape(advisory.severity ?? ""))\"} 1\n").utf8)
+        // Each input's families, when an app uses the input.
+        for input in AppInputs.all {
+            let using = apps.filter { $0.inputs[input.name] != nil }
+            guard !using.isEmpty else { continue }
+            for metric in input.metricFamilies {
+                family(metric.name, metric.help, among: using) { app in
+                    (app.inputs[input.name] ?? []).filter { $0.family == metric.name }.map { sample in
+                        (labels: sample.labels.map { ",\($0.name)=\"\(escape($0.value))\"" }.joined(), value: sample.value)
+                    }
                 }
             }
         }
@@ -135,9 +114,6 @@ public enum MetricsExposition {
     /// The most bytes of a label's value: whatever a state file from an
     /// older release holds, no series can fail a scraper's label limits.
     static let maximumLabelBytes = DisplayText.maximumVersionBytes
-    /// The most `ssvc_app_advisory_info` series of one app: the count is exact, the series bounded.
-    public static let maximumAdvisorySeries = 16
-
     static func escape(_ value: String) -> String {
         var escaped = ""
         for character in DisplayText.cut(value, bytes: maximumLabelBytes).unicodeScalars {

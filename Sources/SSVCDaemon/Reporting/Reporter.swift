@@ -77,34 +77,22 @@ final class Reporter {
         } else if let was, held == nil, report.state.currentVersion == before.currentVersion {
             journal.noLongerKeptBack(report, was: was)
         }
-        let advisoriesChanged = report.advisoriesSaid != nil && report.advisoriesSaid != before.advisoriesSaid
-        if advisoriesChanged, let verdict = report.advisories {
-            journal.advisories(report, verdict: verdict, lapsed: Self.lapsed(report, before: before))
-        }
+        let inputChanges = report.inputChanges(since: before)
+        for inputChange in inputChanges { journal.input(report, inputChange) }
         if let hooks {
             if before.status != report.status { hooks.run(report.hookEvent(.statusChanged, previous: before.status)) }
             for notice in notices { hooks.run(report.hookEvent(.notice, previous: before.status, message: notice.text)) }
-            if advisoriesChanged { hooks.run(report.hookEvent(.advisory, previous: before.status)) }
+            for inputChange in inputChanges { hooks.run(report.hookEvent(inputChange.hook, previous: before.status)) }
         }
         if !watchers.isEmpty {
             let appStatus = report.appStatus
             publish(ControlEvent(kind: kind, at: RFC3339.format(time), app: appStatus, message: nil))
-            if advisoriesChanged { publish(ControlEvent(kind: .advisory, at: RFC3339.format(time), app: appStatus, message: nil)) }
+            for inputChange in inputChanges { publish(ControlEvent(kind: inputChange.event, at: RFC3339.format(time), app: appStatus, message: nil)) }
             for notice in notices {
                 publish(ControlEvent(kind: .notice, at: RFC3339.format(time), app: appStatus, message: notice.description))
             }
         }
         status(summary)
-    }
-
-    /// The advisories told now that were not before because their ignore entry lapsed.
-    private static func lapsed(_ report: AppReport, before: AppReport.Told) -> [String] {
-        guard let settings = report.app.advisories, let verdict = report.advisories else { return [] }
-        let said = before.advisoriesSaid?.ids ?? []
-        return AdvisoryVerdict.lapsed(
-            verdict.advisories.map(\.id).filter { !said.contains($0) }, settings: settings, findings: report.state.advisories?.findings ?? [],
-            now: report.now
-        )
     }
 
     /// A reload put a configuration in force.

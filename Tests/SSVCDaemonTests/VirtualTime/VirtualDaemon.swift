@@ -57,6 +57,9 @@ final class VirtualDaemon {
     let configPath: String
     let record = Record()
     let jitter: Double
+    /// Servers and running versions in memory, when the test gives them.
+    let transport: MemoryTransport?
+    let versions: MemoryVersions?
     private(set) var service: CheckService
 
     var stateDirectory: String { folder.appendingPathComponent("state").path }
@@ -64,9 +67,14 @@ final class VirtualDaemon {
 
     /// `daemon`: extra `[daemon]` lines (the windows default to 600 and 3600 s
     /// as shipped, `min-interval-seconds` to 0); `apps`: whole `[[app]]` tables.
-    init(daemon: String = "", apps: String, state: DaemonState = DaemonState(), jitter: Double = 1, clock: ManualClock? = nil) throws {
+    init(
+        daemon: String = "", apps: String, state: DaemonState = DaemonState(), jitter: Double = 1, clock: ManualClock? = nil,
+        transport: MemoryTransport? = nil, versions: MemoryVersions? = nil
+    ) throws {
         self.clock = clock ?? ManualClock(now: Self.epoch)
         self.jitter = jitter
+        self.transport = transport
+        self.versions = versions
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("ssvc-virtual-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder.appendingPathComponent("apps.d"), withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: folder.appendingPathComponent("state").path, withIntermediateDirectories: true)
@@ -81,17 +89,24 @@ final class VirtualDaemon {
 
             \(apps)
             """.write(toFile: configPath, atomically: true, encoding: .utf8)
-        service = try Self.makeService(configPath: configPath, state: state, clock: self.clock, record: record, jitter: jitter)
+        service = try Self.makeService(
+            configPath: configPath, state: state, clock: self.clock, record: record, jitter: jitter, transport: transport, versions: versions
+        )
     }
 
     deinit {
         try? FileManager.default.removeItem(at: folder)
     }
 
-    private static func makeService(configPath: String, state: DaemonState, clock: ManualClock, record: Record, jitter: Double) throws -> CheckService {
+    private static func makeService(
+        configPath: String, state: DaemonState, clock: ManualClock, record: Record, jitter: Double, transport: MemoryTransport?,
+        versions: MemoryVersions?
+    ) throws -> CheckService {
         let overrides = ConfigurationLoader.Overrides(mainFile: configPath)
         let configuration = try ConfigurationLoader.load(overrides, environment: [:])
-        let runtime = CheckService.Runtime(clock: clock, jitter: { jitter }, notify: { record.notify($0) })
+        var runtime = CheckService.Runtime(clock: clock, jitter: { jitter }, notify: { record.notify($0) })
+        if let transport { runtime.transport = { _, _ in transport } }
+        if let versions { runtime.readVersion = { try await versions.read($0, $1) } }
         return CheckService(
             configuration: configuration, overrides: overrides, environment: [:], state: state,
             store: StateStore(directory: configuration.daemon.stateDirectory), logger: Logger(label: "test") { _ in RecordingLogHandler(record: record) },
@@ -111,7 +126,9 @@ final class VirtualDaemon {
     func restart() async throws {
         await service.stop()
         let loaded = try StateStore(directory: stateDirectory).load(now: clock.now)
-        service = try Self.makeService(configPath: configPath, state: loaded.state, clock: clock, record: record, jitter: jitter)
+        service = try Self.makeService(
+            configPath: configPath, state: loaded.state, clock: clock, record: record, jitter: jitter, transport: transport, versions: versions
+        )
         await service.start()
     }
 

@@ -3,7 +3,7 @@
 /// Memory while reading is a few 64 KiB buffers plus the one entry being
 /// read, which `maximumEntryBytes` bounds; nothing grows with the number
 /// of entries or the size of the archive.
-public struct ZipLimits: Sendable, Equatable {
+public struct ZipBounds: Sendable, Equatable {
     /// The most entries the central directory may list.
     public var maximumEntries: Int
     /// The most bytes of one entry's name.

@@ -2,7 +2,7 @@
 /// the README list them): outside it a file is refused, never a number
 /// carried into arithmetic that would overflow. `ssvcctl evaluate`'s
 /// options that mirror these keys hold to the same ranges.
-public enum ConfigurationLimits {
+public enum ConfigurationRanges {
     public static let idleTimeoutSeconds = 1...86_400
     public static let timeoutSeconds = 0.001...3_600.0
     public static let maxResponseBytes = 1...(64 << 20)

@@ -1,62 +1,6 @@
 import Testing
 import SSVCCore
 
-@Suite("ProxyServer: proxy URLs as curl takes them")
-struct ProxyServerTests {
-    @Test("host, port, user and password; http assumed; port 1080 by default")
-    func parses() throws {
-        let full = try ProxyServer(parsing: "http://ops:s%40cret@proxy.example:3128")
-        #expect(full == ProxyServer(host: "proxy.example", port: 3128, user: "ops", password: "s@cret"))
-        #expect(try ProxyServer(parsing: "proxy.example:8080") == ProxyServer(host: "proxy.example", port: 8080))
-        #expect(try ProxyServer(parsing: " http://proxy.example/ ") == ProxyServer(host: "proxy.example", port: 1080))
-        #expect(try ProxyServer(parsing: "http://[::1]:3128") == ProxyServer(host: "::1", port: 3128))
-    }
-
-    @Test("the description hides the user and password, and so does every error")
-    func redacts() throws {
-        #expect(try ProxyServer(parsing: "http://ops:hunter2@proxy:3128").description == "http://***@proxy:3128")
-        #expect(try ProxyServer(parsing: "http://TOKEN@proxy:3128").description == "http://***@proxy:3128")
-        #expect(try ProxyServer(parsing: "http://[::1]:3128").description == "http://[::1]:3128")
-        for bad in ["socks5://ops:hunter2@proxy:1080", "http://ops:hunter2@proxy:3128/path", "http://ops:hunter2@:3128", "http://ops:hunter2@proxy:99999"] {
-            #expect(throws: ProxyServer.Invalid.self, "\(bad)") { try ProxyServer(parsing: bad) }
-            do {
-                _ = try ProxyServer(parsing: bad)
-            } catch {
-                #expect(!error.description.contains("hunter2") && !error.description.contains("ops"), "\(error.description)")
-                #expect(error.description.contains("proxy"), "\(error.description)")
-            }
-        }
-    }
-}
-
-@Suite("NoProxyList: curl's NO_PROXY")
-struct NoProxyListTests {
-    @Test("a name matches itself and its subdomains, with or without a leading dot, in any case")
-    func names() {
-        let list = NoProxyList(parsing: " example.com, .internal ,LOCALHOST")
-        #expect(list.bypasses("example.com"))
-        #expect(list.bypasses("updates.Example.com"))
-        #expect(!list.bypasses("badexample.com"))
-        #expect(list.bypasses("internal"))
-        #expect(list.bypasses("a.b.internal"))
-        #expect(list.bypasses("localhost"))
-        #expect(!list.bypasses("example.org"))
-    }
-
-    @Test("addresses match exactly, IPv6 with or without brackets; * matches all; empty matches none")
-    func addresses() {
-        let list = NoProxyList(parsing: "10.0.0.1,[::1],fe80::2")
-        #expect(list.bypasses("10.0.0.1"))
-        #expect(!list.bypasses("110.0.0.1"))
-        #expect(!list.bypasses("10.0.0.10"))
-        #expect(list.bypasses("::1"))
-        #expect(list.bypasses("[fe80::2]"))
-        #expect(NoProxyList(parsing: "*").bypasses("anything.example"))
-        #expect(!NoProxyList(parsing: "").bypasses("example.com"))
-        #expect(!NoProxyList(parsing: ",,").bypasses("example.com"))
-    }
-}
-
 @Suite("ProxyPolicy: app, then [daemon], then the environment")
 struct ProxyPolicyTests {
     let envProxy = ProxyServer(host: "env-proxy", port: 3128)

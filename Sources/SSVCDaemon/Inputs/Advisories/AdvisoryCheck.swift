@@ -16,7 +16,7 @@ struct AdvisoryCheck: Sendable {
     let stored: AdvisoryData?
 
     /// `running`: the app's running version as its scheme reads it.
-    func run(running: String, fetcher: Fetcher, options: FetchOptions, now: Date) async -> AdvisoryData {
+    func run(running: String, fetcher: any HTTPTransport, options: FetchOptions, now: Date) async -> AdvisoryData {
         let previous = stored ?? AdvisoryData()
         let package: String
         let version: String
@@ -81,7 +81,7 @@ struct AdvisoryCheck: Sendable {
 
     /// The osv.dev API: one query by package, its pages followed.
     private func readAPI(
-        _ evaluator: inout AdvisoryEvaluator, package: String, fetcher: Fetcher, options: FetchOptions, now: Date
+        _ evaluator: inout AdvisoryEvaluator, package: String, fetcher: any HTTPTransport, options: FetchOptions, now: Date
     ) async throws(Failure) {
         var token: String?
         var pages = 0
@@ -96,7 +96,7 @@ struct AdvisoryCheck: Sendable {
             do {
                 outcome = try await fetcher.fetch(
                     settings.source, etag: nil, options: options,
-                    limit: BodyLimit(bytes: pageLimit, description: "the \(pageLimit) bytes an API page may have"),
+                    limit: BodyBound(bytes: pageLimit, description: "the \(pageLimit) bytes an API page may have"),
                     request: FetchRequest(post: body), now: now
                 )
             } catch {
@@ -139,10 +139,10 @@ struct AdvisoryCheck: Sendable {
     /// records. A download goes to a file in the state directory, read
     /// there in bounded memory and removed.
     private func readMirror(
-        _ evaluator: inout AdvisoryEvaluator, validators: (etag: String?, lastModified: String?), fetcher: Fetcher, options: FetchOptions,
+        _ evaluator: inout AdvisoryEvaluator, validators: (etag: String?, lastModified: String?), fetcher: any HTTPTransport, options: FetchOptions,
         now: Date
     ) async throws(Failure) -> MirrorRead? {
-        let limits = AdvisoryFiles.Limits(
+        let limits = AdvisoryFiles.Budget(
             totalBytes: settings.maxBytes, deadline: MonotonicClock.seconds() + daemon.timeoutSeconds * Double(Self.downloadFactor)
         )
         if settings.source.lowercased().hasPrefix("file://") {
@@ -169,7 +169,7 @@ struct AdvisoryCheck: Sendable {
         do {
             outcome = try await fetcher.fetch(
                 settings.source, etag: validators.etag, options: options,
-                limit: BodyLimit(bytes: settings.maxBytes, description: "advisories-max-bytes (\(settings.maxBytes))"),
+                limit: BodyBound(bytes: settings.maxBytes, description: "advisories-max-bytes (\(settings.maxBytes))"),
                 request: FetchRequest(sink: file, lastModified: validators.lastModified, deadlineFactor: Self.downloadFactor), now: now
             )
         } catch {
@@ -184,7 +184,7 @@ struct AdvisoryCheck: Sendable {
     /// With `public-keys`, the export's minisign signature accepted as a
     /// document's is, over the file as it lies on disk (hashed as it is
     /// read), before any record of it is read; nil when none is asked for.
-    private func verify(_ path: String, fetcher: Fetcher, options: FetchOptions, now: Date) async throws(Failure) -> Date? {
+    private func verify(_ path: String, fetcher: any HTTPTransport, options: FetchOptions, now: Date) async throws(Failure) -> Date? {
         guard let requirement = settings.signature else { return nil }
         let outcome: FetchOutcome
         do {
@@ -208,7 +208,7 @@ struct AdvisoryCheck: Sendable {
     static let downloadFactor = 20
 
     /// Reads the records at `path` off the executor, within the download's time.
-    private func readFile(_ path: String, into evaluator: inout AdvisoryEvaluator, limits: AdvisoryFiles.Limits) async throws(Failure) {
+    private func readFile(_ path: String, into evaluator: inout AdvisoryEvaluator, limits: AdvisoryFiles.Budget) async throws(Failure) {
         let start = evaluator
         let result = await Offload.run("io.ssvc.advisories", within: daemon.timeoutSeconds * Double(Self.downloadFactor)) {
             () -> Result<AdvisoryEvaluator, AdvisoryFiles.Failure> in

@@ -4,7 +4,7 @@ public import FoundationEssentials
 /// `max-version` and `ignore-versions`, and a hold set at run time with
 /// `ssvcctl hold`. They defer optional updates only: a required one is
 /// never kept back.
-public struct VersionLimits: Sendable, Equatable {
+public struct KeepBackRules: Sendable, Equatable {
     /// No offer above this version (`max-version`).
     public var maxVersion: String?
     /// Versions never offered (`ignore-versions`).

@@ -1,0 +1,172 @@
+import FoundationEssentials
+import SSVCCore
+import SSVCPosix
+import SSVCSigning
+
+/// Advisories (SPEC §13): does a published advisory (OSV) affect the
+/// running version, and does the version server offer its fix? A fix
+/// offered makes the update required, through a hold, a phase or a cap.
+enum Advisories: AppInput {
+    typealias Settings = AdvisorySettings
+    typealias Stored = AdvisoryData
+    typealias Verdict = AdvisoriesVerdict
+
+    static let name = "advisories"
+    static let keys = [
+        "advisories", "advisories-url", "advisories-ecosystem", "advisories-package", "ignore-advisories",
+        "advisories-max-age-days", "advisories-max-bytes",
+    ]
+    static let enabling = "advisories = \"osv\""
+    static var storage: WritableKeyPath<AppState, AdvisoryData?> { \.advisories }
+
+    /// The most `ssvc_app_advisory_info` series of one app: the count is exact, the series bounded.
+    static let maximumInfoSeries = 16
+
+    static let metricFamilies = [
+        MetricFamily(name: "ssvc_advisory_state", help: "1 for the app's advisory state (clear, affected, unknown), 0 for each other."),
+        MetricFamily(name: "ssvc_app_advisories", help: "Advisories affecting the running version, ignored ones aside; absent while unknown."),
+        MetricFamily(
+            name: "ssvc_app_advisory_info", help: "An advisory affecting the running version (1), at most \(maximumInfoSeries) per app."
+        ),
+    ]
+
+    // MARK: Settings
+
+    /// The `advisories*` keys and `ignore-advisories`: nil when the app
+    /// does not ask about advisories (then none of the others may be set).
+    static func settings(_ reader: TableReader, app: InputContext) throws(ConfigurationError) -> AdvisorySettings? {
+        guard let kind = try reader.string("advisories") else {
+            for key in keys where reader.table[key] != nil {
+                throw reader.error(key, "needs \(enabling)")
+            }
+            return nil
+        }
+        guard kind == "osv" else { throw reader.error("advisories", "'\(DisplayText.escaped(kind, limit: 40))' is not known: the one source is \"osv\"") }
+        let source = try reader.string("advisories-url") ?? AdvisorySettings.defaultSource
+        if let problem = AppKeyRules.advisoriesURLProblem(source) { throw reader.error("advisories-url", problem) }
+        let ecosystem: String
+        if let given = try reader.string("advisories-ecosystem") {
+            if let problem = AppKeyRules.advisoryNameProblem(given) { throw reader.error("advisories-ecosystem", problem) }
+            ecosystem = given
+        } else if app.packaged {
+            let release = MachineFactsReader.gather().osVersion
+            guard !release.isEmpty else {
+                throw reader.error("advisories-ecosystem", "missing, and /etc/os-release has no VERSION_ID to make Debian:VERSION_ID of (testing or unstable): set it, e.g. \"Debian:sid\"")
+            }
+            ecosystem = "Debian:" + release
+        } else {
+            throw reader.error("advisories-ecosystem", "missing: name the ecosystem (PyPI, npm, Go, crates.io, Debian:12, …); only version-package has a default")
+        }
+        var package: String?
+        if let given = try reader.string("advisories-package") {
+            if let problem = AppKeyRules.advisoryNameProblem(given) { throw reader.error("advisories-package", problem) }
+            package = given
+        } else if !app.packaged {
+            package = app.appID
+        }
+        var ignores: [AdvisoryIgnore] = []
+        if let entries = reader.table["ignore-advisories"] {
+            guard case let .array(values) = entries else { throw reader.error("ignore-advisories", "expected an array of ids or tables") }
+            for (index, value) in values.enumerated() {
+                ignores.append(try ignore(value, reader: reader, key: "ignore-advisories[\(index)]"))
+            }
+        }
+        return AdvisorySettings(
+            source: source, ecosystem: ecosystem, package: package, ignores: ignores,
+            maxAgeDays: try reader.integer("advisories-max-age-days", in: ConfigurationRanges.advisoryAgeDays) ?? AdvisorySettings.defaultMaxAgeDays,
+            maxBytes: try reader.integer("advisories-max-bytes", in: ConfigurationRanges.advisoryBytes) ?? AdvisorySettings.defaultMaxBytes
+        )
+    }
+
+    /// One `ignore-advisories` entry: an id, or `{ id, until, reason }`.
+    private static func ignore(_ value: ConfigValue, reader: TableReader, key: String) throws(ConfigurationError) -> AdvisoryIgnore {
+        func checked(_ id: String) throws(ConfigurationError) -> String {
+            if let problem = AppKeyRules.advisoryNameProblem(id) { throw reader.error(key, problem) }
+            return id
+        }
+        switch value {
+        case let .string(id):
+            return AdvisoryIgnore(id: try checked(id))
+        case let .table(table):
+            let entry = TableReader(table, file: reader.file, key: reader.key.map { "\($0).\(key)" } ?? key)
+            try entry.rejectUnknown(["id", "until", "reason"])
+            guard let id = try entry.string("id") else { throw entry.error("id", "missing") }
+            var lapsesAt: Date?
+            if let until = table["until"] {
+                guard case let .other("date-local", text) = until, let day = CivilTime.parseDayOrMinute(text) else {
+                    throw entry.error("until", "expected a date such as 2027-01-31, found \(until.type)")
+                }
+                lapsesAt = day.addingTimeInterval(86_400)
+            }
+            return AdvisoryIgnore(id: try checked(id), lapsesAt: lapsesAt, reason: try entry.string("reason").map { DisplayText.cut($0) })
+        default:
+            throw reader.error(key, "expected an id or a table { id, until, reason }, found \(value.type)")
+        }
+    }
+
+    static func source(_ settings: AdvisorySettings) -> String { settings.source }
+
+    /// `public-keys` sign an export mirror as they sign a document: its
+    /// signature beside it, or at `signature-url` for an app without url.
+    static func signed(
+        _ settings: AdvisorySettings, by signature: SignatureRequirement, app: InputContext, reader: TableReader
+    ) throws(ConfigurationError) -> AdvisorySettings {
+        var settings = settings
+        switch settings.sourceKind {
+        case .zip:
+            settings.signature = app.url == nil
+                ? signature
+                : SignatureRequirement(publicKeys: signature.publicKeys, url: SignatureRequirement.defaultURL(for: settings.source), maxAgeDays: signature.maxAgeDays)
+        case .folder:
+            throw reader.error("advisories-url", "a folder of records cannot be signed: with public-keys, use a signed export zip")
+        case .api:
+            break
+        }
+        return settings
+    }
+
+    // MARK: Reading
+
+    static func read(_ settings: AdvisorySettings, stored: AdvisoryData?, running: String, attempt: InputAttempt) async -> AdvisoryData {
+        let app = attempt.app
+        var options = app.fetchOptions(attempt.daemon).sending(to: settings.source, tokenFor: app.url ?? settings.source)
+        // The app's headers are its server's (its format's Accept too).
+        options.headers = []
+        let check = AdvisoryCheck(app: app, settings: settings, daemon: attempt.daemon, stored: stored)
+        return await check.run(running: running, fetcher: attempt.fetcher, options: options, now: attempt.now)
+    }
+
+    static func failed(_ stored: AdvisoryData?, error: String, at now: Date) -> AdvisoryData {
+        (stored ?? AdvisoryData()).failed(error, at: now)
+    }
+
+    static func lastRead(_ data: AdvisoryData) -> (succeeded: Bool, error: String?) {
+        (data.lastAttempt == data.checked, data.lastError ?? "advisories not read")
+    }
+
+    // MARK: Verdict
+
+    static func verdict(
+        _ settings: AdvisorySettings, data: AdvisoryData?, app: AppConfiguration, state: AppState, now: Date, restoring: Bool
+    ) -> AdvisoriesVerdict {
+        let verdict = AdvisoryVerdict(
+            data: data, settings: settings, latest: state.documentLatest, hasServer: app.url != nil, scheme: app.versionScheme, now: now
+        )
+        // A report derived from the state says what its verdict says; the
+        // first after a start says what the state file remembers being said.
+        let said = restoring ? data?.reported : (data == nil ? nil : verdict.reported)
+        return AdvisoriesVerdict(verdict, settings: settings, data: data, said: said, currentVersion: state.currentVersion)
+    }
+
+    static func remember(_ said: AdvisoryData.Reported, in data: inout AdvisoryData) {
+        data.reported = said
+    }
+}
+
+extension AppConfiguration {
+    /// `advisories = "osv"` and its keys; nil: no advisories asked about.
+    public var advisories: AdvisorySettings? {
+        get { inputs[Advisories.self] }
+        set { inputs[Advisories.self] = newValue }
+    }
+}

@@ -1,0 +1,82 @@
+import Foundation
+@testable import SSVCDaemon
+import Synchronization
+
+/// Servers in memory for the check service in virtual time: each URL
+/// (its query aside) answers what the test set, and every request is
+/// kept with the check time it was made at. No socket and no thread: a
+/// fetch answers at once, so the checking logic is tested alone, and
+/// loopback servers are left to the tests of the fetcher itself.
+final class MemoryTransport: HTTPTransport {
+    enum Answer: Sendable {
+        /// A 200 with this body, and an ETag a conditional request matches (304).
+        case document(String, etag: String? = nil)
+        /// An error status, with the `Retry-After` the fetcher would have read.
+        case status(Int, retryAfter: Date? = nil)
+    }
+
+    struct Request: Sendable {
+        let url: String
+        let at: Date
+        let post: String?
+    }
+
+    private let contents = Mutex<(answers: [String: Answer], requests: [Request])>(([:], []))
+
+    /// What `url` answers from now on; nil: it refuses connections.
+    func answer(_ url: String, _ answer: Answer?) {
+        contents.withLock { $0.answers[url] = answer }
+    }
+
+    var requests: [Request] { contents.withLock { $0.requests } }
+
+    /// The check times `url` was asked at, as seconds after `epoch`.
+    func times(_ url: String, since epoch: Date) -> [Double] {
+        requests.filter { $0.url == url }.map { $0.at.timeIntervalSince(epoch) }
+    }
+
+    func fetch(
+        _ url: String, etag: String?, options: FetchOptions, limit: BodyBound?, request: FetchRequest, now: Date
+    ) async throws(FetchError) -> FetchOutcome {
+        let bare = String(url.split(separator: "?", maxSplits: 1).first ?? "")
+        let post = request.post.map { String(decoding: $0, as: UTF8.self) }
+        let answer = contents.withLock { contents in
+            contents.requests.append(Request(url: bare, at: now, post: post))
+            return contents.answers[bare]
+        }
+        switch answer {
+        case nil:
+            throw FetchError("cannot connect to \(bare): connection refused")
+        case let .status(code, retryAfter)?:
+            throw FetchError("HTTP \(code)", retryAfter: retryAfter)
+        case let .document(text, tag)?:
+            if let etag, etag == tag { return .notModified }
+            let bytes = Array(text.utf8)
+            if let limit, bytes.count > limit.bytes { throw FetchError("response of \(bytes.count) bytes is larger than \(limit)") }
+            guard request.sink == nil else { throw FetchError("the transport in memory keeps no files") }
+            return .body(bytes, etag: tag)
+        }
+    }
+
+    func shutdown() async {}
+}
+
+/// Running versions in memory: what each check reads, set by the test.
+final class MemoryVersions: Sendable {
+    private let current: Mutex<String>
+    private let reads = Mutex(0)
+
+    init(_ version: String) {
+        current = Mutex(version)
+    }
+
+    func set(_ version: String) { current.withLock { $0 = version } }
+
+    /// How many times a check read it.
+    var count: Int { reads.withLock { $0 } }
+
+    func read(_ source: VersionSource, _ commands: RunningCommands) async throws -> String {
+        reads.withLock { $0 += 1 }
+        return current.withLock { $0 }
+    }
+}
