@@ -58,6 +58,28 @@ struct HookTests {
         #expect(await daemon.stop() == 0)
     }
 
+    @Test("a hook still running when ssvcd stops is killed with its whole group, one that ignores SIGTERM too: none outlives the daemon")
+    func hookKilledAtStop() async throws {
+        let folder = try TemporaryFolder()
+        try FileManager.default.createDirectory(atPath: folder.url.appendingPathComponent("hooks.d").path, withIntermediateDirectories: true)
+        let started = folder.url.appendingPathComponent("started").path
+        // A duration of its own, to find exactly this test's sleeps.
+        let sleep = "sleep \(Int.random(in: 100_000...999_999))"
+        let hook = try folder.file("hooks.d/10-hang", "#!/bin/sh\ntrap '' TERM\n\(sleep) &\ntouch '\(started)'\n\(sleep)\n")
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: hook)
+        let server = try await VersionServer(scenario: ["body": goodBody])
+        let daemon = try DaemonProcess(daemon: "hooks-dir = \"hooks.d\"", apps: appTable("app", url: server.url("/a")), folder: folder)
+        func sleeping() async -> Bool {
+            (try? await Executable.run("/usr/bin/pgrep", ["-f", "^\(sleep)$"]).standardOutput.isEmpty) == false
+        }
+        #expect(await daemon.wait { FileManager.default.fileExists(atPath: started) }, "\(daemon.log)")
+        #expect(await sleeping(), "the hook runs")
+        #expect(await daemon.stop() == 0)
+        let gone = await eventually(within: 5) { await !sleeping() }
+        _ = try? await Executable.run("/usr/bin/pkill", ["-KILL", "-f", "^\(sleep)$"])
+        #expect(gone, "the hook's process group was left running after ssvcd stopped")
+    }
+
     @Test("a hook writable by group or others, or owned by another user, is refused and named once; the others run; --check-config names it")
     func untrustedHooks() async throws {
         let folder = try TemporaryFolder()

@@ -179,8 +179,9 @@ public actor CheckService: Service {
         // `stopping` and end at once.
         for task in inFlight.values { task.cancel() }
         // Version commands run only inside checks; one a check spawns from
-        // now on is killed as it starts.
+        // now on is killed as it starts. So are hooks.
         commands.stop()
+        reporter.stopHooks()
         for task in inFlight.values { await task.value }
         for task in retiring.values { await task.value }
         let written = writer.stop(writeSource)

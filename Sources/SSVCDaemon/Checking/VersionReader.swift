@@ -104,11 +104,12 @@ enum CommandRunner {
     }
 }
 
-/// The version commands one check service runs. When it stops, each is
-/// killed with its whole process group, and one spawned after is killed as
-/// it starts: the stop waits for its checks, and none may hold it up to the
-/// command's 5 s limit (a check may spawn its command just after the stop
-/// began, on a busy machine).
+/// The programs one service runs: a check service's version commands, a
+/// hook runner's hooks. When it stops, each is killed with its whole
+/// process group, and one spawned after is killed as it starts: the stop
+/// waits for its checks, none may hold it up to a command's 5 s limit (a
+/// check may spawn its command just after the stop began, on a busy
+/// machine), and no hook outlives the daemon.
 public final class RunningCommands: Sendable {
     private let contents = Mutex<(groups: Set<pid_t>, stopped: Bool)>(([], false))
 

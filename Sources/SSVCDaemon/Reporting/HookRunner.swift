@@ -80,8 +80,15 @@ public final class HookRunner: Sendable {
     static let lanes = 4
     private let queues = (0..<HookRunner.lanes).map { _ in DispatchQueue(label: "io.ssvc.hooks") }
 
-    /// `environment` is the daemon's, which hooks inherit under the `SSVC_` variables.
-    public init(directory: String, environment: [String: String], logger: Logger) {
+    /// The hooks running now, each with its process group: killed when
+    /// the daemon stops, and any started after as it starts, so that none
+    /// outlives the daemon (outside systemd no cgroup would end it).
+    private let running: RunningCommands
+
+    /// `environment` is the daemon's, which hooks inherit under the `SSVC_`
+    /// variables; `running` is shared by the runners a reload replaces.
+    public init(directory: String, environment: [String: String], logger: Logger, running: RunningCommands = RunningCommands()) {
+        self.running = running
         self.directory = directory
         self.environment = environment
         self.logger = logger
@@ -158,11 +165,14 @@ public final class HookRunner: Sendable {
             run = try ChildProcess.run(
                 [path], environment: environment.merging(event.variables) { _, new in new }, timeout: Self.timeout,
                 outputLimit: Self.outputLimit, errors: true, ownGroup: true
-            )
+            ) { [running] pid in
+                running.started(pid)
+            }
         } catch {
             fail(name, event, "cannot start: \(String(cString: strerror(error.code)))", &metadata)
             return
         }
+        running.ended(run.pid)
         for line in run.output.split(separator: UInt8(ascii: "\n")) where !line.isEmpty {
             logger.info("hook \(name) (\(event.app)): \(String(decoding: line, as: UTF8.self))", metadata: metadata)
         }

@@ -33,6 +33,8 @@ final class Reporter {
     private let environment: [String: String]
     /// `hooks-dir`'s runner; nil without one.
     private var hooks: HookRunner?
+    /// The hooks running, whichever runner started them.
+    private let hookPrograms = RunningCommands()
     private var watchers: [Int: (app: String?, continuation: AsyncStream<ControlEvent>.Continuation)] = [:]
     private var nextWatcher = 0
     /// Where STATUS= goes: systemd's notify socket, or a test's list.
@@ -48,7 +50,7 @@ final class Reporter {
 
     /// After a reload: a new `hooks-dir` gets a new runner.
     func setHooks(_ directory: String?) {
-        hooks = directory.map { HookRunner(directory: $0, environment: environment, logger: logger) }
+        hooks = directory.map { HookRunner(directory: $0, environment: environment, logger: logger, running: hookPrograms) }
     }
 
     /// Reports one app's change: `before` is what was last told of it,
@@ -123,6 +125,11 @@ final class Reporter {
 
     func unwatch(_ id: Int) {
         watchers[id] = nil
+    }
+
+    /// The daemon stops: hooks running are killed, and none starts.
+    func stopHooks() {
+        hookPrograms.stop()
     }
 
     func finishWatchers() {
