@@ -50,7 +50,10 @@ struct LocalUserLimitsTests {
         let grown = daemon.residentKiB - before
         #expect(grown < 32 * 1024, "RSS grew by \(grown) KiB after the daemon took \(taken) bytes of calls")
         #expect(taken < 64 << 20, "the daemon kept reading clients that never read: \(taken) bytes")
-        #expect(slowest < 0.5, "another client's GetStatus took \(slowest) s")
+        // Answered during the 4 s flood, not after it: a daemon that served
+        // the flood first would answer at its end. (Not a speed bound: beside
+        // Tests/busy an answer took 1.02 s; quiet, milliseconds.)
+        #expect(slowest < 2.5, "another client's GetStatus took \(slowest) s")
         try await expectHealthy(daemon)
         #expect(await daemon.stop() == 0)
     }
