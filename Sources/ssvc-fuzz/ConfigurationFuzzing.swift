@@ -46,10 +46,10 @@ enum ConfigurationFuzzing {
     /// their ranges, one app per name, names a journal field can carry.
     static func check(_ configuration: Configuration) {
         let daemon = configuration.daemon
-        precondition(ConfigurationRanges.idleTimeoutSeconds.contains(daemon.idleTimeoutSeconds), "idle-timeout out of range")
-        precondition(ConfigurationRanges.timeoutSeconds.contains(daemon.timeoutSeconds), "timeout out of range")
-        precondition(ConfigurationRanges.maxResponseBytes.contains(daemon.maxResponseBytes), "max-response-bytes out of range")
-        if let position = daemon.rolloutPosition { precondition(ConfigurationRanges.rolloutPosition.contains(position), "rollout-position out of range") }
+        precondition(DaemonKeys.idleTimeoutSeconds.range.contains(daemon.idleTimeoutSeconds), "idle-timeout out of range")
+        precondition(DaemonKeys.timeoutSeconds.range.contains(daemon.timeoutSeconds), "timeout out of range")
+        precondition(DaemonKeys.maxResponseBytes.range.contains(daemon.maxResponseBytes), "max-response-bytes out of range")
+        if let position = daemon.rolloutPosition { precondition(DaemonKeys.rolloutPosition.range.contains(position), "rollout-position out of range") }
         var names: Set<String> = []
         for app in configuration.apps {
             precondition(names.insert(app.name).inserted, "two apps named \(app.name)")
@@ -58,11 +58,11 @@ enum ConfigurationFuzzing {
             precondition(app.url != nil || app.advisories != nil, "\(app.name) has neither a url nor advisories")
             if let advisories = app.advisories {
                 precondition(AppKeyRules.advisoriesURLProblem(advisories.source) == nil, "advisories-url of \(app.name)")
-                precondition(ConfigurationRanges.advisoryAgeDays.contains(advisories.maxAgeDays), "advisories-max-age-days out of range")
-                precondition(ConfigurationRanges.advisoryBytes.contains(advisories.maxBytes), "advisories-max-bytes out of range")
+                precondition(AdvisoryKeys.maxAgeDays.range.contains(advisories.maxAgeDays), "advisories-max-age-days out of range")
+                precondition(AdvisoryKeys.maxBytes.range.contains(advisories.maxBytes), "advisories-max-bytes out of range")
                 for ignore in advisories.ignores { precondition(AppKeyRules.advisoryNameProblem(ignore.id) == nil, "an ignore id \(ignore.id)") }
             }
-            if let seconds = app.phasedRolloutSeconds { precondition(ConfigurationRanges.rolloutSeconds.contains(seconds), "phased-rollout-seconds out of range") }
+            if let seconds = app.phasedRolloutSeconds { precondition(AppKeys.phasedRolloutSeconds.range.contains(seconds), "phased-rollout-seconds out of range") }
             for limit in [app.maxVersion].compactMap({ $0 }) + app.ignoreVersions {
                 precondition(AppKeyRules.versionLimitProblem(limit, scheme: app.versionScheme) == nil, "a limit that is no version: \(limit)")
             }

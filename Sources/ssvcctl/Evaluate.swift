@@ -59,34 +59,34 @@ struct Evaluate: ParsableCommand {
     @Option(help: ArgumentHelp("The app's identifier at the server (needed for turkcell).", valueName: "id"))
     var appId: String?
 
-    @Option(help: ArgumentHelp("itunes: offer a version only this many days after its release.", valueName: "days"))
+    @Option(help: ArgumentHelp(Evaluate.help(AppKeys.minReleaseAgeDays), valueName: "days"))
     var minReleaseAgeDays: Int?
 
-    @Flag(help: "github: consider prereleases too.")
+    @Flag(help: ArgumentHelp(Evaluate.help(AppKeys.includePrereleases)))
     var includePrereleases = false
 
-    @Option(help: ArgumentHelp("github: removed from the front of each tag (default: v).", valueName: "prefix"))
+    @Option(help: ArgumentHelp(Evaluate.help(AppKeys.tagPrefix), valueName: "prefix"))
     var tagPrefix: String?
 
-    @Option(help: ArgumentHelp("github: a regular expression whose first capture group is the version; other tags are skipped.", valueName: "regex"))
+    @Option(help: ArgumentHelp(Evaluate.help(AppKeys.tagPattern), valueName: "regex"))
     var tagPattern: String?
 
-    @Option(help: ArgumentHelp("json: the JSON Pointer to the version, such as /info/version.", valueName: "pointer"))
+    @Option(help: ArgumentHelp(Evaluate.help(AppKeys.versionPointer), valueName: "pointer"))
     var versionPointer: String?
 
-    @Option(help: ArgumentHelp("json: the JSON Pointer to its release time (RFC 3339 or Unix seconds).", valueName: "pointer"))
+    @Option(help: ArgumentHelp(Evaluate.help(AppKeys.datePointer), valueName: "pointer"))
     var datePointer: String?
 
-    @Option(help: ArgumentHelp("json: the JSON Pointer to the minimum supported version.", valueName: "pointer"))
+    @Option(help: ArgumentHelp(Evaluate.help(AppKeys.minimumVersionPointer), valueName: "pointer"))
     var minimumVersionPointer: String?
 
-    @Option(help: ArgumentHelp("json: the JSON Pointer to the target URL.", valueName: "pointer"))
+    @Option(help: ArgumentHelp(Evaluate.help(AppKeys.urlPointer), valueName: "pointer"))
     var urlPointer: String?
 
-    @Option(help: ArgumentHelp("json: the JSON Pointer to the publisher's rollout cap, 0 to 100.", valueName: "pointer"))
+    @Option(help: ArgumentHelp(Evaluate.help(AppKeys.rolloutPercentagePointer), valueName: "pointer"))
     var rolloutPercentagePointer: String?
 
-    @Option(help: ArgumentHelp("Offer nothing above this version, as the app key max-version.", valueName: "key"))
+    @Option(help: ArgumentHelp(Evaluate.help(AppKeys.maxVersion), valueName: "key"))
     var maxVersion: String?
 
     @Option(help: ArgumentHelp("Never offer this version, as the app key ignore-versions (repeatable).", valueName: "key"))
@@ -116,8 +116,8 @@ struct Evaluate: ParsableCommand {
         "This machine's place in a phased rollout, 0 to 1, as rollout-position (default 0: the first machines).", valueName: "p"))
     var rolloutPosition: Double?
 
-    @Option(help: ArgumentHelp("Refuse larger documents, as the daemon does.", valueName: "bytes"))
-    var maxResponseBytes = ConfigurationRanges.defaultMaxResponseBytes
+    @Option(help: ArgumentHelp(DaemonKeys.maxResponseBytes.summary + " From 1 to \(DaemonKeys.maxResponseBytes.range.upperBound).", valueName: "bytes"))
+    var maxResponseBytes = DaemonKeys.defaultMaxResponseBytes
 
     @Option(help: ArgumentHelp(
         "A minisign public key: the base64 line of minisign.pub (repeatable, as public-keys).", valueName: "key"))
@@ -129,7 +129,7 @@ struct Evaluate: ParsableCommand {
     @Option(help: ArgumentHelp("The document's .minisig file, checked with the public keys.", valueName: "file"))
     var signature: String?
 
-    @Option(help: ArgumentHelp("Refuse a signature made longer ago than this (from its trusted comment's timestamp).", valueName: "days"))
+    @Option(help: ArgumentHelp(Evaluate.help(AppKeys.maxSignatureAgeDays), valueName: "days"))
     var maxSignatureAgeDays: Int?
 
     @Flag(help: "Print one JSON object instead of text.")
@@ -155,39 +155,37 @@ struct Evaluate: ParsableCommand {
                 throw ValidationError("--version: \(error)")
             }
         case let (nil, name?):
-            try refuse("version-package", AppKeyRules.versionPackageProblem(name))
+            try refuse(AppKeys.versionPackage.name, AppKeyRules.versionPackageProblem(name))
         }
         // Options named after app keys keep the app keys' rules: the
         // loader's message follows the name.
         let given = [
-            "include-prereleases": includePrereleases, "tag-prefix": tagPrefix != nil, "tag-pattern": tagPattern != nil,
-            "version-pointer": versionPointer != nil, "date-pointer": datePointer != nil,
-            "minimum-version-pointer": minimumVersionPointer != nil, "url-pointer": urlPointer != nil,
-            "rollout-percentage-pointer": rolloutPercentagePointer != nil, "min-release-age-days": minReleaseAgeDays != nil,
+            AppKeys.includePrereleases.name: includePrereleases, AppKeys.tagPrefix.name: tagPrefix != nil,
+            AppKeys.tagPattern.name: tagPattern != nil, AppKeys.versionPointer.name: versionPointer != nil,
+            AppKeys.datePointer.name: datePointer != nil, AppKeys.minimumVersionPointer.name: minimumVersionPointer != nil,
+            AppKeys.urlPointer.name: urlPointer != nil, AppKeys.rolloutPercentagePointer.name: rolloutPercentagePointer != nil,
+            AppKeys.minReleaseAgeDays.name: minReleaseAgeDays != nil,
         ]
         for (key, _) in AppKeyRules.formatKeys where given[key] == true {
             try refuse(key, AppKeyRules.formatProblem(key: key, format: format))
         }
-        if let tagPattern { try refuse("tag-pattern", AppKeyRules.tagPatternProblem(tagPattern)) }
-        let pointers = [("version-pointer", versionPointer), ("date-pointer", datePointer),
-                        ("minimum-version-pointer", minimumVersionPointer), ("url-pointer", urlPointer),
-                        ("rollout-percentage-pointer", rolloutPercentagePointer)]
+        if let tagPattern { try refuse(AppKeys.tagPattern.name, AppKeyRules.tagPatternProblem(tagPattern)) }
+        let pointers = [(AppKeys.versionPointer, versionPointer), (AppKeys.datePointer, datePointer),
+                        (AppKeys.minimumVersionPointer, minimumVersionPointer), (AppKeys.urlPointer, urlPointer),
+                        (AppKeys.rolloutPercentagePointer, rolloutPercentagePointer)]
         for case let (key, text?) in pointers {
-            do { _ = try JSONPointer(parsing: text) } catch { try refuse(key, error.description) }
+            do { _ = try JSONPointer(parsing: text) } catch { try refuse(key.name, error.description) }
         }
-        try refuse("version-pointer", AppKeyRules.versionPointerProblem(given: versionPointer != nil, format: format))
-        try refuse("app-id", AppKeyRules.appIDProblem(appId, format: format))
-        if let maxVersion { try refuse("max-version", AppKeyRules.versionLimitProblem(maxVersion, scheme: scheme)) }
+        try refuse(AppKeys.versionPointer.name, AppKeyRules.versionPointerProblem(given: versionPointer != nil, format: format))
+        try refuse(AppKeys.appID.name, AppKeyRules.appIDProblem(appId, format: format))
+        if let maxVersion { try refuse(AppKeys.maxVersion.name, AppKeyRules.versionLimitProblem(maxVersion, scheme: scheme)) }
         for version in ignoreVersion { try refuse("ignore-version", AppKeyRules.versionLimitProblem(version, scheme: scheme)) }
-        if let url { try refuse("url", AppKeyRules.urlProblem(url)) }
-        let numbers = [
-            ("version-number", versionNumber, ConfigurationRanges.versionNumber),
-            ("min-release-age-days", minReleaseAgeDays, ConfigurationRanges.releaseAgeDays),
-            ("phased-rollout-seconds", phasedRolloutSeconds, ConfigurationRanges.rolloutSeconds),
-            ("max-response-bytes", maxResponseBytes, ConfigurationRanges.maxResponseBytes),
-        ]
-        for case let (key, number?, range) in numbers { try refuse(key, ConfigurationRanges.problem(number, in: range)) }
-        if let rolloutPosition { try refuse("rollout-position", ConfigurationRanges.problem(rolloutPosition, in: ConfigurationRanges.rolloutPosition)) }
+        if let url { try refuse(AppKeys.url.name, AppKeyRules.urlProblem(url)) }
+        try check(AppKeys.versionNumber, versionNumber.map(ConfigValue.int))
+        try check(AppKeys.minReleaseAgeDays, minReleaseAgeDays.map(ConfigValue.int))
+        try check(AppKeys.phasedRolloutSeconds, phasedRolloutSeconds.map(ConfigValue.int))
+        try check(DaemonKeys.maxResponseBytes, .int(maxResponseBytes))
+        try check(DaemonKeys.rolloutPosition, rolloutPosition.map(ConfigValue.double))
         for item in property where Self.keyAndValue(item) == nil {
             throw ValidationError("--property '\(item)': expected KEY=VALUE (the value may be empty)")
         }
@@ -202,7 +200,7 @@ struct Evaluate: ParsableCommand {
         }
         if let maxSignatureAgeDays {
             guard keys else { throw ValidationError("--max-signature-age-days needs --public-key and --signature") }
-            try refuse("max-signature-age-days", ConfigurationRanges.problem(maxSignatureAgeDays, in: ConfigurationRanges.signatureAgeDays))
+            try check(AppKeys.maxSignatureAgeDays, .int(maxSignatureAgeDays))
         }
     }
 
@@ -210,6 +208,25 @@ struct Evaluate: ParsableCommand {
     /// problem: `--key: problem`, the words the loader puts after `key`.
     func refuse(_ key: String, _ problem: String?) throws {
         if let problem { throw ValidationError("--\(key): \(problem)") }
+    }
+
+    /// The option named after `key` held to that key's own rule, as the
+    /// loader holds the key (its range, its type).
+    func check<Value>(_ key: ConfigurationKey<Value>, _ value: ConfigValue?) throws {
+        guard let value else { return }
+        do { _ = try key.decode(value) } catch { try refuse(key.name, error.description) }
+    }
+
+    /// An option's help from the key it is named after: its line, its
+    /// range and its default.
+    static func help<Value>(_ key: ConfigurationKey<Value>) -> String {
+        var text = key.summary
+        switch key.form {
+        case let .integer(range): text += " From \(range.lowerBound) to \(range.upperBound)."
+        default: break
+        }
+        if let shown = key.entry.defaultText { text += " Default: \(shown.isEmpty ? "none" : shown)." }
+        return text
     }
 
     func run() throws {

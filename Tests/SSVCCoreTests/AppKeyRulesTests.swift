@@ -50,20 +50,43 @@ struct AppKeyRulesTests {
         #expect(AppKeyRules.appIDProblem(nil, format: .ssvc) == nil)
     }
 
-    @Test("numbers keep to their ranges, named in the message; infinity and NaN are never within")
+    @Test("numbers keep to their keys' ranges, named in the message; infinity and NaN are never within")
     func ranges() {
-        #expect(ConfigurationRanges.rolloutSeconds == 0...31_622_400)
-        #expect(ConfigurationRanges.problem(31_622_400, in: ConfigurationRanges.rolloutSeconds) == nil)
-        #expect(ConfigurationRanges.problem(31_622_401, in: ConfigurationRanges.rolloutSeconds) == "must be from 0 to 31622400, found 31622401")
-        #expect(ConfigurationRanges.problem(0, in: ConfigurationRanges.signatureAgeDays) == "must be from 1 to 36500, found 0")
-        #expect(ConfigurationRanges.problem(36_501, in: ConfigurationRanges.releaseAgeDays) == "must be from 0 to 36500, found 36501")
-        #expect(ConfigurationRanges.problem(1.5, in: ConfigurationRanges.rolloutPosition) == "must be from 0 to 1, found 1.5")
-        #expect(ConfigurationRanges.problem(2.0, in: ConfigurationRanges.rolloutPosition) == "must be from 0 to 1, found 2")
-        #expect(ConfigurationRanges.problem(.nan, in: ConfigurationRanges.rolloutPosition) == "must be from 0 to 1, found nan")
-        #expect(ConfigurationRanges.problem(.infinity, in: ConfigurationRanges.rolloutPosition) == "must be from 0 to 1, found inf")
-        #expect(ConfigurationRanges.problem(1.0, in: ConfigurationRanges.rolloutPosition) == nil)
-        #expect(ConfigurationRanges.problem(0.001, in: ConfigurationRanges.timeoutSeconds) == nil)
-        #expect(ConfigurationRanges.problem(0, in: ConfigurationRanges.timeoutSeconds) == "must be from 0.001 to 3600, found 0")
+        #expect(AppKeys.phasedRolloutSeconds.range == 0...31_622_400)
+        #expect(AppKeys.phasedRolloutSeconds.range.problem(31_622_400) == nil)
+        #expect(AppKeys.phasedRolloutSeconds.range.problem(31_622_401) == "must be from 0 to 31622400, found 31622401")
+        #expect(AppKeys.maxSignatureAgeDays.range.problem(0) == "must be from 1 to 36500, found 0")
+        #expect(AppKeys.minReleaseAgeDays.range.problem(36_501) == "must be from 0 to 36500, found 36501")
+        let position = DaemonKeys.rolloutPosition.range
+        #expect(position.problem(1.5) == "must be from 0 to 1, found 1.5")
+        #expect(position.problem(2.0) == "must be from 0 to 1, found 2")
+        #expect(position.problem(.nan) == "must be from 0 to 1, found nan")
+        #expect(position.problem(.infinity) == "must be from 0 to 1, found inf")
+        #expect(position.problem(1.0) == nil)
+        #expect(DaemonKeys.timeoutSeconds.range.problem(0.001) == nil)
+        #expect(DaemonKeys.timeoutSeconds.range.problem(0) == "must be from 0.001 to 3600, found 0")
+    }
+
+    @Test("a key's declaration reads its value: the type, the range and a table's member named in the problem")
+    func declarationsDecode() throws {
+        #expect(try AppKeys.minReleaseAgeDays.decode(.int(30)) == 30)
+        #expect(throws: KeyProblem("must be from 0 to 36500, found 36501")) { try AppKeys.minReleaseAgeDays.decode(.int(36_501)) }
+        #expect(throws: KeyProblem("expected an integer, found string")) { try AppKeys.minReleaseAgeDays.decode(.string("30")) }
+        #expect(try DaemonKeys.timeoutSeconds.decode(.int(5)) == 5.0)
+        #expect(throws: KeyProblem("expected one of never, hourly, daily, weekly, monthly, found 'often'")) {
+            try AppKeys.schedule.decode(.string("often"))
+        }
+        #expect(throws: KeyProblem(member: ".X-Fleet", "expected a string, found int")) {
+            try AppKeys.headers.decode(.table(ConfigTable([("X-Fleet", .int(1))])))
+        }
+        #expect(throws: KeyProblem("expected an array of strings, found int")) { try AppKeys.publicKeys.decode(.array([.int(1)])) }
+    }
+
+    @Test("every key is declared once: no name twice within a table")
+    func namesOnce() {
+        for keys in [AppKeys.all + AdvisoryKeys.all, DaemonKeys.all] {
+            #expect(Set(keys.map(\.name)).count == keys.count, "\(keys.map(\.name))")
+        }
     }
 
     @Test("a URL to fetch is https, http or file, whole, with no space or control character; its user information masked", arguments: [

@@ -10,7 +10,7 @@ struct KeySuggestionTests {
         ("shedule", "schedule"), ("timeout-second", "timeout-seconds"), ("URL", "url"), ("x", nil), ("", nil), ("bogus", nil),
     ] as [(String, String?)])
     func suggestion(typed: String, expected: String?) {
-        #expect(KeyLocator.suggestion(for: typed, among: ConfigurationLoader.appKeys + ConfigurationLoader.daemonKeys) == expected)
+        #expect(KeyLocator.suggestion(for: typed, among: (ConfigurationLoader.appKeys + ConfigurationLoader.daemonKeys).map(\.name)) == expected)
     }
 
     @Test("a [daemon] key's error names its line in the main file (found by attacking the loader)", arguments: [

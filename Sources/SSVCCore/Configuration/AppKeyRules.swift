@@ -6,14 +6,14 @@ import FoundationEssentials
 /// words that leave out the key's name, or nil when nothing is; the caller
 /// puts the name in front as it spells it (`app.tag-pattern: …`,
 /// `--tag-pattern: …`), so both say the same after it. Numbers keep to
-/// `ConfigurationRanges`; a JSON Pointer's rule is `JSONPointer(parsing:)`'s.
+/// their keys' ranges (`AppKeys`); a JSON Pointer's rule is `JSONPointer(parsing:)`'s.
 public enum AppKeyRules {
     /// The keys that apply to one format alone, in the order they are checked.
     public static let formatKeys: [(key: String, format: ResponseFormat)] = [
-        ("include-prereleases", .github), ("tag-prefix", .github), ("tag-pattern", .github),
-        ("version-pointer", .json), ("date-pointer", .json), ("minimum-version-pointer", .json), ("url-pointer", .json),
-        ("rollout-percentage-pointer", .json),
-        ("min-release-age-days", .itunes),
+        (AppKeys.includePrereleases.name, .github), (AppKeys.tagPrefix.name, .github), (AppKeys.tagPattern.name, .github),
+        (AppKeys.versionPointer.name, .json), (AppKeys.datePointer.name, .json), (AppKeys.minimumVersionPointer.name, .json),
+        (AppKeys.urlPointer.name, .json), (AppKeys.rolloutPercentagePointer.name, .json),
+        (AppKeys.minReleaseAgeDays.name, .itunes),
     ]
 
     /// Why `key` may not be set for an app of `format`: it belongs to

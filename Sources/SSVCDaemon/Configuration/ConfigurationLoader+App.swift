@@ -4,15 +4,9 @@ import SSVCPosix
 
 /// An app: an `[[app]]` table of the main file, or a file of the apps directory.
 extension ConfigurationLoader {
-    /// The app keys; ssvcd.toml(5) describes each (a test holds it to that).
-    static let appKeys = [
-        "name", "url", "format", "schedule", "version", "version-file", "version-command", "version-number",
-        "version-scheme", "app-id", "language", "country", "properties", "query", "min-release-age-days",
-        "proxy", "bearer-token-file", "bearer-token-credential", "headers", "client-certificate", "client-key",
-        "client-key-credential", "public-keys", "signature-url", "max-signature-age-days", "phased-rollout-seconds",
-        "version-package", "include-prereleases", "tag-prefix", "tag-pattern", "version-pointer", "date-pointer",
-        "minimum-version-pointer", "url-pointer", "rollout-percentage-pointer", "max-version", "ignore-versions",
-    ] + AppInputs.keys
+    /// The app keys, the inputs' included; ssvcd.toml(5) describes each
+    /// (a test holds it to that).
+    static let appKeys = AppKeys.all + AppInputs.keys
 
     /// Headers an app may not set: the request's framing, its target, and
     /// the credentials, which have keys of their own.
@@ -24,62 +18,62 @@ extension ConfigurationLoader {
         let reader = TableReader(table, file: file, key: defaultName == nil ? "app" : nil)
         try rejectMisplaced(reader, appFile: defaultName != nil)
         try reader.rejectUnknown(appKeys)
-        guard let name = try reader.string("name") ?? defaultName else {
-            throw reader.error("name", "missing")
+        guard let name = try reader.read(AppKeys.name) ?? defaultName else {
+            throw reader.error(AppKeys.name, "missing")
         }
         guard !name.isEmpty, name.utf8.allSatisfy({ isNameByte($0) }) else {
-            throw reader.error("name", "'\(name)' may hold only letters, digits, '.', '_' and '-'")
+            throw reader.error(AppKeys.name, "'\(name)' may hold only letters, digits, '.', '_' and '-'")
         }
-        let url = try reader.string("url")
-        if let url, let problem = AppKeyRules.urlProblem(url) { throw reader.error("url", problem) }
-        let format = try reader.choice("format", ResponseFormat.self) ?? .ssvc
+        let url = try reader.read(AppKeys.url)
+        if let url, let problem = AppKeyRules.urlProblem(url) { throw reader.error(AppKeys.url, problem) }
+        let format = try reader.value(AppKeys.format)
         let sources = [
-            try reader.string("version").map(VersionSource.fixed),
-            try reader.path("version-file").map(VersionSource.file),
-            try reader.stringArray("version-command").map(VersionSource.command),
-            try reader.string("version-package").map { VersionSource.package($0, database: DpkgDatabase.statusPath(environment: environment)) },
+            try reader.read(AppKeys.version).map(VersionSource.fixed),
+            try reader.path(AppKeys.versionFile).map(VersionSource.file),
+            try reader.read(AppKeys.versionCommand).map(VersionSource.command),
+            try reader.read(AppKeys.versionPackage).map { VersionSource.package($0, database: DpkgDatabase.statusPath(environment: environment)) },
         ].compactMap { $0 }
         guard sources.count == 1 else {
-            throw reader.error("version", sources.isEmpty
+            throw reader.error(AppKeys.version, sources.isEmpty
                 ? "missing: set one of version, version-file, version-command, version-package"
                 : "set only one of version, version-file, version-command, version-package")
         }
         if case let .package(name, _) = sources[0], let problem = AppKeyRules.versionPackageProblem(name) {
-            throw reader.error("version-package", problem)
+            throw reader.error(AppKeys.versionPackage, problem)
         }
         if case let .command(argv) = sources[0], argv.isEmpty || argv[0].isEmpty {
-            throw reader.error("version-command", "needs at least the program")
+            throw reader.error(AppKeys.versionCommand, "needs at least the program")
         }
         let packaged = if case .package = sources[0] { true } else { false }
-        let scheme = try reader.choice("version-scheme", VersionScheme.self) ?? (packaged ? .debian : format.defaultVersionScheme)
+        let scheme = try reader.read(AppKeys.versionScheme) ?? (packaged ? .debian : format.defaultVersionScheme)
         if case let .fixed(key) = sources[0] {
-            if let problem = DisplayText.versionProblem(key) { throw reader.error("version", "not a version string: \(problem)") }
-            do { try scheme.validate(key) } catch { throw reader.error("version", error.description) }
+            if let problem = DisplayText.versionProblem(key) { throw reader.error(AppKeys.version, "not a version string: \(problem)") }
+            do { try scheme.validate(key) } catch { throw reader.error(AppKeys.version, error.description) }
         }
-        let properties = try reader.stringTable("properties")
+        let properties = try reader.value(AppKeys.properties)
         for key in properties.keys.sorted() where !key.hasPrefix("x-") {
-            throw reader.error("properties.\(key)", "extra properties must be named x-…")
+            throw reader.error("\(AppKeys.properties.name).\(key)", "extra properties must be named x-…")
         }
-        let minAge = try reader.integer("min-release-age-days", in: ConfigurationRanges.releaseAgeDays)
-        if minAge != nil, let problem = AppKeyRules.formatProblem(key: "min-release-age-days", format: format) {
-            throw reader.error("min-release-age-days", problem)
+        let minAge = try reader.read(AppKeys.minReleaseAgeDays)
+        if minAge != nil, let problem = AppKeyRules.formatProblem(key: AppKeys.minReleaseAgeDays.name, format: format) {
+            throw reader.error(AppKeys.minReleaseAgeDays, problem)
         }
-        let tokenFile = try reader.path("bearer-token-file")
-        let tokenCredential = try reader.string("bearer-token-credential")
+        let tokenFile = try reader.path(AppKeys.bearerTokenFile)
+        let tokenCredential = try reader.read(AppKeys.bearerTokenCredential)
         if tokenFile != nil && tokenCredential != nil {
-            throw reader.error("bearer-token-file", "set only one of bearer-token-file, bearer-token-credential")
+            throw reader.error(AppKeys.bearerTokenFile, "set only one of bearer-token-file, bearer-token-credential")
         }
         let token = tokenFile.map(SecretSource.file) ?? tokenCredential.map(SecretSource.credential)
         if token != nil, let url {
             guard url.hasPrefix("https://") || (url.hasPrefix("http://") && FetchTarget.isLoopback(url)) else {
                 throw reader.error(
-                    tokenFile != nil ? "bearer-token-file" : "bearer-token-credential",
+                    tokenFile != nil ? AppKeys.bearerTokenFile : AppKeys.bearerTokenCredential,
                     "a token goes only to an https URL or a loopback address, not '\(URLText.masked(url))'"
                 )
             }
         }
         var headers: [RequestHeader] = []
-        for (header, value) in try reader.stringTable("headers").sorted(by: { $0.key < $1.key }) {
+        for (header, value) in try reader.value(AppKeys.headers).sorted(by: { $0.key < $1.key }) {
             guard !header.isEmpty, header.utf8.allSatisfy(isTokenByte) else {
                 throw reader.error("headers.\(header)", "not a header name")
             }
@@ -91,20 +85,20 @@ extension ConfigurationLoader {
             }
             headers.append(RequestHeader(name: header, value: value))
         }
-        let schedule = try reader.choice("schedule", Schedule.self) ?? .daily
-        let versionNumber = try reader.integer("version-number", in: ConfigurationRanges.versionNumber).map(UInt64.init)
-        let appID = try reader.string("app-id") ?? name
+        let schedule = try reader.value(AppKeys.schedule)
+        let versionNumber = try reader.read(AppKeys.versionNumber).map(UInt64.init)
+        let appID = try reader.read(AppKeys.appID) ?? name
         func limit(_ key: String, _ text: String) throws(ConfigurationError) -> String {
             if let problem = AppKeyRules.versionLimitProblem(text, scheme: scheme) { throw reader.error(key, problem) }
             return text
         }
         var maxVersion: String?
-        if let text = try reader.string("max-version") { maxVersion = try limit("max-version", text) }
+        if let text = try reader.read(AppKeys.maxVersion) { maxVersion = try limit(AppKeys.maxVersion.name, text) }
         var ignoreVersions: [String] = []
-        for (index, text) in (try reader.stringArray("ignore-versions") ?? []).enumerated() {
-            ignoreVersions.append(try limit("ignore-versions[\(index)]", text))
+        for (index, text) in (try reader.read(AppKeys.ignoreVersions) ?? []).enumerated() {
+            ignoreVersions.append(try limit("\(AppKeys.ignoreVersions.name)[\(index)]", text))
         }
-        if let problem = AppKeyRules.appIDProblem(appID, format: format) { throw reader.error("app-id", problem) }
+        if let problem = AppKeyRules.appIDProblem(appID, format: format) { throw reader.error(AppKeys.appID, problem) }
         let context = InputContext(appID: appID, packaged: packaged, url: url)
         var inputs = InputSettings()
         for input in AppInputs.all { try input.load(reader, app: context, into: &inputs) }
@@ -115,7 +109,7 @@ extension ConfigurationLoader {
             for input in AppInputs.all { try input.sign(&inputs, by: signature, app: context, reader: reader) }
         }
         if url == nil, inputs.isEmpty {
-            throw reader.error("url", "missing (an app may leave it out only with \(AppInputs.enabling))")
+            throw reader.error(AppKeys.url, "missing (an app may leave it out only with \(AppInputs.enabling))")
         }
         return AppConfiguration(
             name: name, url: url, format: format,
@@ -124,17 +118,17 @@ extension ConfigurationLoader {
             versionNumber: versionNumber,
             versionScheme: scheme,
             appID: appID,
-            language: try reader.string("language"),
-            country: try reader.string("country"),
+            language: try reader.read(AppKeys.language),
+            country: try reader.read(AppKeys.country),
             properties: properties,
-            query: try reader.stringTable("query").sorted { $0.key < $1.key }.map { QueryParameter(name: $0.key, value: $0.value) },
+            query: try reader.value(AppKeys.query).sorted { $0.key < $1.key }.map { QueryParameter(name: $0.key, value: $0.value) },
             minReleaseAgeDays: minAge.map(UInt.init),
-            proxy: try proxySetting(reader, "proxy"),
+            proxy: try proxySetting(reader, AppKeys.proxy),
             bearerToken: token,
             headers: headers,
             clientIdentity: try clientIdentity(reader, environment: environment),
             signature: url == nil ? nil : signature,
-            phasedRolloutSeconds: try reader.integer("phased-rollout-seconds", in: ConfigurationRanges.rolloutSeconds),
+            phasedRolloutSeconds: try reader.read(AppKeys.phasedRolloutSeconds),
             maxVersion: maxVersion,
             ignoreVersions: ignoreVersions,
             formatSettings: try formatSettings(reader, format: format),
@@ -153,7 +147,7 @@ extension ConfigurationLoader {
         if appFile, reader.table["daemon"] != nil {
             throw reader.error("daemon", "[daemon] belongs in the main file (ssvcd.toml), not in an app file")
         }
-        for key in daemonKeys where reader.table[key] != nil && !appKeys.contains(key) {
+        for key in daemonKeys.map(\.name) where reader.table[key] != nil && !appKeys.contains(where: { $0.name == key }) {
             throw reader.error(key, "is a [daemon] key: set it in [daemon] of the main file, for every app")
         }
     }
@@ -166,30 +160,30 @@ extension ConfigurationLoader {
         }
         var settings = FormatSettings()
         if format == .github {
-            settings.github.includePrereleases = try reader.bool("include-prereleases") ?? false
-            settings.github.tagPrefix = try reader.string("tag-prefix") ?? GitHubReleases.Settings.defaultTagPrefix
-            if let pattern = try reader.string("tag-pattern") {
-                if let problem = AppKeyRules.tagPatternProblem(pattern) { throw reader.error("tag-pattern", problem) }
+            settings.github.includePrereleases = try reader.value(AppKeys.includePrereleases)
+            settings.github.tagPrefix = try reader.value(AppKeys.tagPrefix)
+            if let pattern = try reader.read(AppKeys.tagPattern) {
+                if let problem = AppKeyRules.tagPatternProblem(pattern) { throw reader.error(AppKeys.tagPattern, problem) }
                 settings.github.tagPattern = pattern
             }
         }
         if format == .json {
-            func pointer(_ key: String) throws(ConfigurationError) -> JSONPointer? {
-                guard let text = try reader.string(key) else { return nil }
+            func pointer(_ key: ConfigurationKey<String>) throws(ConfigurationError) -> JSONPointer? {
+                guard let text = try reader.read(key) else { return nil }
                 do {
                     return try JSONPointer(parsing: text)
                 } catch {
                     throw reader.error(key, error.description)
                 }
             }
-            let version = try pointer("version-pointer")
+            let version = try pointer(AppKeys.versionPointer)
             if let problem = AppKeyRules.versionPointerProblem(given: version != nil, format: format) {
-                throw reader.error("version-pointer", problem)
+                throw reader.error(AppKeys.versionPointer, problem)
             }
             if let version {
                 settings.pointers = PointerDocument.Settings(
-                    version: version, date: try pointer("date-pointer"), minimumVersion: try pointer("minimum-version-pointer"),
-                    url: try pointer("url-pointer"), rolloutPercentage: try pointer("rollout-percentage-pointer")
+                    version: version, date: try pointer(AppKeys.datePointer), minimumVersion: try pointer(AppKeys.minimumVersionPointer),
+                    url: try pointer(AppKeys.urlPointer), rolloutPercentage: try pointer(AppKeys.rolloutPercentagePointer)
                 )
             }
         }
@@ -199,15 +193,15 @@ extension ConfigurationLoader {
     /// `public-keys`, `signature-url` and `max-signature-age-days`: nil
     /// when the app's documents need no signature.
     private static func signatureRequirement(_ reader: TableReader, url: String) throws(ConfigurationError) -> SignatureRequirement? {
-        let texts = try reader.stringArray("public-keys")
-        let signatureURL = try reader.string("signature-url")
-        let maxAge = try reader.integer("max-signature-age-days", in: ConfigurationRanges.signatureAgeDays)
+        let texts = try reader.read(AppKeys.publicKeys)
+        let signatureURL = try reader.read(AppKeys.signatureURL)
+        let maxAge = try reader.read(AppKeys.maxSignatureAgeDays)
         guard let texts else {
-            if signatureURL != nil { throw reader.error("signature-url", "needs public-keys, the keys its signatures are checked with") }
-            if maxAge != nil { throw reader.error("max-signature-age-days", "needs public-keys, the keys its signatures are checked with") }
+            if signatureURL != nil { throw reader.error(AppKeys.signatureURL, "needs public-keys, the keys its signatures are checked with") }
+            if maxAge != nil { throw reader.error(AppKeys.maxSignatureAgeDays, "needs public-keys, the keys its signatures are checked with") }
             return nil
         }
-        guard !texts.isEmpty else { throw reader.error("public-keys", "empty: list at least one key, or leave public-keys out") }
+        guard !texts.isEmpty else { throw reader.error(AppKeys.publicKeys, "empty: list at least one key, or leave public-keys out") }
         var keys: [Minisign.PublicKey] = []
         for (index, text) in texts.enumerated() {
             let key: Minisign.PublicKey
@@ -218,7 +212,7 @@ extension ConfigurationLoader {
             keys.append(key)
         }
         if let signatureURL, let problem = AppKeyRules.urlProblem(signatureURL) {
-            throw reader.error("signature-url", problem)
+            throw reader.error(AppKeys.signatureURL, problem)
         }
         return SignatureRequirement(publicKeys: keys, url: signatureURL ?? SignatureRequirement.defaultURL(for: url), maxAgeDays: maxAge)
     }

@@ -7,8 +7,6 @@ import SSVCPosix
 public enum ConfigurationLoader {
     public static let defaultMainFile = "/etc/ssvc/ssvcd.toml"
 
-    public static let defaultAppsDirectory = "/etc/ssvc/apps.d"
-
     /// What the command line says.
     public struct Overrides: Sendable {
         public var mainFile: String?
@@ -64,7 +62,7 @@ public enum ConfigurationLoader {
                 } catch {
                     // Which app, and where: the third [[app]] of a long file is hard to find.
                     var located = error
-                    let name = table["name"]?.string.map { "'\($0)'" } ?? "number \(index + 1)"
+                    let name = table[AppKeys.name.name]?.string.map { "'\($0)'" } ?? "number \(index + 1)"
                     let line = KeyLocator.line(of: error.key, appTable: index, in: mainText)
                     located.place = "[[app]] \(name)" + (line.map { ", line \($0)" } ?? "")
                     throw located
@@ -72,7 +70,7 @@ public enum ConfigurationLoader {
             }
         }
         let appsDirectory = daemon.appsDirectory
-        if root["daemon"]?.table?["apps-dir"] != nil, !FileSystem.exists(appsDirectory) {
+        if root["daemon"]?.table?[DaemonKeys.appsDirectory.name] != nil, !FileSystem.exists(appsDirectory) {
             throw ConfigurationError(file: mainFile, key: "daemon.apps-dir", problem: "\(appsDirectory) does not exist")
         }
         let (files, skipped) = try appFiles(appsDirectory)
@@ -138,37 +136,37 @@ public enum ConfigurationLoader {
     }
 
     /// `proxy`: "none" or a proxy URL.
-    static func proxySetting(_ reader: TableReader, _ member: String) throws(ConfigurationError) -> ProxyPolicy.Setting? {
-        guard let text = try reader.string(member) else { return nil }
+    static func proxySetting(_ reader: TableReader, _ key: ConfigurationKey<String>) throws(ConfigurationError) -> ProxyPolicy.Setting? {
+        guard let text = try reader.read(key) else { return nil }
         do {
             return try ProxyPolicy.Setting(parsing: text)
         } catch {
-            throw reader.error(member, error.description)
+            throw reader.error(key, error.description)
         }
     }
 
     /// `client-certificate` with `client-key` or `client-key-credential`,
     /// read and matched now.
     static func clientIdentity(_ reader: TableReader, environment: [String: String]) throws(ConfigurationError) -> ClientIdentity? {
-        let certificate = try reader.path("client-certificate")
-        let keyFile = try reader.path("client-key")
-        let keyCredential = try reader.string("client-key-credential")
+        let certificate = try reader.path(ClientIdentityKeys.certificate)
+        let keyFile = try reader.path(ClientIdentityKeys.key)
+        let keyCredential = try reader.read(ClientIdentityKeys.keyCredential)
         if keyFile != nil && keyCredential != nil {
-            throw reader.error("client-key", "set only one of client-key, client-key-credential")
+            throw reader.error(ClientIdentityKeys.key, "set only one of client-key, client-key-credential")
         }
         let key = keyFile.map(SecretSource.file) ?? keyCredential.map(SecretSource.credential)
         switch (certificate, key) {
         case (nil, nil):
             return nil
         case (nil, _):
-            throw reader.error("client-certificate", "missing: a client key needs its certificate")
+            throw reader.error(ClientIdentityKeys.certificate, "missing: a client key needs its certificate")
         case (_, nil):
-            throw reader.error("client-key", "missing: set client-key or client-key-credential for the client certificate")
+            throw reader.error(ClientIdentityKeys.key, "missing: set client-key or client-key-credential for the client certificate")
         case let (certificate?, key?):
             do {
                 return try ClientIdentity.load(certificateFile: certificate, key: key, environment: environment)
             } catch {
-                throw reader.error("client-certificate", error.description)
+                throw reader.error(ClientIdentityKeys.certificate, error.description)
             }
         }
     }

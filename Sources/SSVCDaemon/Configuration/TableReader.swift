@@ -17,6 +17,43 @@ struct TableReader {
         ConfigurationError(file: file, key: key.map { "\($0).\(member)" } ?? member, problem: problem)
     }
 
+    func error<Value>(_ key: ConfigurationKey<Value>, _ problem: String) -> ConfigurationError {
+        error(key.name, problem)
+    }
+
+    /// The value set for `key`, nil when it is not set.
+    func read<Value>(_ key: ConfigurationKey<Value>) throws(ConfigurationError) -> Value? {
+        guard let value = table[key.name] else { return nil }
+        do {
+            return try key.decode(value)
+        } catch {
+            throw self.error(key.name + error.member, error.description)
+        }
+    }
+
+    /// The value set for `key`, else its default; an error naming the key
+    /// when it has neither.
+    func value<Value>(_ key: ConfigurationKey<Value>) throws(ConfigurationError) -> Value {
+        guard let value = try read(key) ?? key.defaultValue else { throw error(key.name, "missing") }
+        return value
+    }
+
+    /// A path; relative ones are taken from the configuration file's folder.
+    func path(_ key: ConfigurationKey<String>) throws(ConfigurationError) -> String? {
+        try path(key.name)
+    }
+
+    /// A path key's value, given or its default; relative paths are taken
+    /// from the configuration file's folder.
+    func pathValue(_ key: ConfigurationKey<String>) throws(ConfigurationError) -> String {
+        if let given = try path(key.name) { return given }
+        return try value(key)
+    }
+
+    func rejectUnknown(_ known: [KeyEntry]) throws(ConfigurationError) {
+        try rejectUnknown(known.map(\.name))
+    }
+
     func rejectUnknown(_ known: [String]) throws(ConfigurationError) {
         for (member, _) in table where !known.contains(member) {
             let hint = KeyLocator.suggestion(for: member, among: known).map { " (did you mean `\($0)`?)" } ?? ""
@@ -41,12 +78,6 @@ struct TableReader {
         return text
     }
 
-    func bool(_ member: String) throws(ConfigurationError) -> Bool? {
-        guard let value = table[member] else { return nil }
-        guard let flag = value.bool else { throw mismatch(member, "true or false", value) }
-        return flag
-    }
-
     /// A path; relative ones are taken from the configuration file's folder.
     func path(_ member: String) throws(ConfigurationError) -> String? {
         guard let text = try string(member) else { return nil }
@@ -54,51 +85,5 @@ struct TableReader {
         if text.hasPrefix("/") { return text }
         let folder = file.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
         return (folder.isEmpty ? "." : folder) + "/" + text
-    }
-
-    /// An integer within `range`: every count, size and duration has one,
-    /// so that no configured number reaches arithmetic that would trap.
-    func integer(_ member: String, in range: ClosedRange<Int>) throws(ConfigurationError) -> Int? {
-        guard let value = table[member] else { return nil }
-        guard let number = value.int else { throw mismatch(member, "an integer", value) }
-        if let problem = ConfigurationRanges.problem(number, in: range) { throw error(member, problem) }
-        return number
-    }
-
-    /// A finite number within `range` (integers taken as they are).
-    func number(_ member: String, in range: ClosedRange<Double>) throws(ConfigurationError) -> Double? {
-        guard let value = table[member] else { return nil }
-        guard let number = value.double ?? value.int.map(Double.init) else { throw mismatch(member, "a number", value) }
-        if let problem = ConfigurationRanges.problem(number, in: range) { throw error(member, problem) }
-        return number
-    }
-
-    func choice<T: RawRepresentable & CaseIterable>(_ member: String, _ type: T.Type) throws(ConfigurationError) -> T? where T.RawValue == String {
-        guard let text = try string(member) else { return nil }
-        guard let value = T(rawValue: text) else {
-            throw error(member, "expected one of \(T.allCases.map(\.rawValue).joined(separator: ", ")), found '\(text)'")
-        }
-        return value
-    }
-
-    func stringArray(_ member: String) throws(ConfigurationError) -> [String]? {
-        guard let value = table[member] else { return nil }
-        guard let array = value.array else { throw mismatch(member, "an array of strings", value) }
-        var strings: [String] = []
-        for element in array {
-            guard let text = element.string else { throw mismatch(member, "an array of strings", element) }
-            strings.append(text)
-        }
-        return strings
-    }
-
-    func stringTable(_ member: String) throws(ConfigurationError) -> [String: String] {
-        guard let nested = try table(member) else { return [:] }
-        var result: [String: String] = [:]
-        for (name, value) in nested.table {
-            guard let text = value.string else { throw nested.mismatch(name, "a string", value) }
-            result[name] = text
-        }
-        return result
     }
 }

@@ -46,7 +46,7 @@ public final class Fetcher: Sendable {
                 }
             }
         }
-        // Within ConfigurationRanges.timeoutSeconds: no overflow here.
+        // Within DaemonKeys.timeoutSeconds.range: no overflow here.
         timeout = TimeAmount.milliseconds(Int64(settings.timeoutSeconds * 1000))
         timeoutText = "timeout-seconds (\(Self.seconds(settings.timeoutSeconds)))"
         responseLimit = .maxResponseBytes(settings.maxResponseBytes)

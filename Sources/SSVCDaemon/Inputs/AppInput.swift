@@ -25,7 +25,7 @@ protocol AppInput {
     /// Its name: the key its settings, data and last words go by.
     static var name: String { get }
     /// Its keys in an app's table (ssvcd.toml(5) describes each).
-    static var keys: [String] { get }
+    static var keys: [KeyEntry] { get }
     /// What turns it on, as an operator writes it (`key = "value"`):
     /// an app may leave `url` out only with one of these.
     static var enabling: String { get }

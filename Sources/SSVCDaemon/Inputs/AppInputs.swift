@@ -8,7 +8,7 @@ enum AppInputs {
     static var all: [any AppInput.Type] { [Advisories.self] }
 
     /// Every input's app keys.
-    static var keys: [String] { all.flatMap { $0.keys } }
+    static var keys: [KeyEntry] { all.flatMap { $0.keys } }
 
     /// What lets an app leave `url` out, for its error.
     static var enabling: String { all.map { $0.enabling }.joined(separator: " or ") }

@@ -12,11 +12,8 @@ enum Advisories: AppInput {
     typealias Verdict = AdvisoriesVerdict
 
     static let name = "advisories"
-    static let keys = [
-        "advisories", "advisories-url", "advisories-ecosystem", "advisories-package", "ignore-advisories",
-        "advisories-max-age-days", "advisories-max-bytes",
-    ]
-    static let enabling = "advisories = \"osv\""
+    static let keys = AdvisoryKeys.all
+    static let enabling = "\(AdvisoryKeys.advisories.name) = \"osv\""
     static var storage: WritableKeyPath<AppState, AdvisoryData?> { \.advisories }
 
     /// The most `ssvc_app_advisory_info` series of one app: the count is exact, the series bounded.
@@ -35,46 +32,48 @@ enum Advisories: AppInput {
     /// The `advisories*` keys and `ignore-advisories`: nil when the app
     /// does not ask about advisories (then none of the others may be set).
     static func settings(_ reader: TableReader, app: InputContext) throws(ConfigurationError) -> AdvisorySettings? {
-        guard let kind = try reader.string("advisories") else {
-            for key in keys where reader.table[key] != nil {
-                throw reader.error(key, "needs \(enabling)")
+        guard let kind = try reader.read(AdvisoryKeys.advisories) else {
+            for key in keys where reader.table[key.name] != nil {
+                throw reader.error(key.name, "needs \(enabling)")
             }
             return nil
         }
-        guard kind == "osv" else { throw reader.error("advisories", "'\(DisplayText.escaped(kind, limit: 40))' is not known: the one source is \"osv\"") }
-        let source = try reader.string("advisories-url") ?? AdvisorySettings.defaultSource
-        if let problem = AppKeyRules.advisoriesURLProblem(source) { throw reader.error("advisories-url", problem) }
+        guard kind == "osv" else {
+            throw reader.error(AdvisoryKeys.advisories, "'\(DisplayText.escaped(kind, limit: 40))' is not known: the one source is \"osv\"")
+        }
+        let source = try reader.value(AdvisoryKeys.url)
+        if let problem = AppKeyRules.advisoriesURLProblem(source) { throw reader.error(AdvisoryKeys.url, problem) }
         let ecosystem: String
-        if let given = try reader.string("advisories-ecosystem") {
-            if let problem = AppKeyRules.advisoryNameProblem(given) { throw reader.error("advisories-ecosystem", problem) }
+        if let given = try reader.read(AdvisoryKeys.ecosystem) {
+            if let problem = AppKeyRules.advisoryNameProblem(given) { throw reader.error(AdvisoryKeys.ecosystem, problem) }
             ecosystem = given
         } else if app.packaged {
             let release = MachineFactsReader.gather().osVersion
             guard !release.isEmpty else {
-                throw reader.error("advisories-ecosystem", "missing, and /etc/os-release has no VERSION_ID to make Debian:VERSION_ID of (testing or unstable): set it, e.g. \"Debian:sid\"")
+                throw reader.error(AdvisoryKeys.ecosystem, "missing, and /etc/os-release has no VERSION_ID to make Debian:VERSION_ID of (testing or unstable): set it, e.g. \"Debian:sid\"")
             }
             ecosystem = "Debian:" + release
         } else {
-            throw reader.error("advisories-ecosystem", "missing: name the ecosystem (PyPI, npm, Go, crates.io, Debian:12, …); only version-package has a default")
+            throw reader.error(AdvisoryKeys.ecosystem, "missing: name the ecosystem (PyPI, npm, Go, crates.io, Debian:12, …); only version-package has a default")
         }
         var package: String?
-        if let given = try reader.string("advisories-package") {
-            if let problem = AppKeyRules.advisoryNameProblem(given) { throw reader.error("advisories-package", problem) }
+        if let given = try reader.read(AdvisoryKeys.package) {
+            if let problem = AppKeyRules.advisoryNameProblem(given) { throw reader.error(AdvisoryKeys.package, problem) }
             package = given
         } else if !app.packaged {
             package = app.appID
         }
         var ignores: [AdvisoryIgnore] = []
-        if let entries = reader.table["ignore-advisories"] {
-            guard case let .array(values) = entries else { throw reader.error("ignore-advisories", "expected an array of ids or tables") }
+        if let entries = try reader.read(AdvisoryKeys.ignore) {
+            guard case let .array(values) = entries else { throw reader.error(AdvisoryKeys.ignore, "expected an array of ids or tables") }
             for (index, value) in values.enumerated() {
-                ignores.append(try ignore(value, reader: reader, key: "ignore-advisories[\(index)]"))
+                ignores.append(try ignore(value, reader: reader, key: "\(AdvisoryKeys.ignore.name)[\(index)]"))
             }
         }
         return AdvisorySettings(
             source: source, ecosystem: ecosystem, package: package, ignores: ignores,
-            maxAgeDays: try reader.integer("advisories-max-age-days", in: ConfigurationRanges.advisoryAgeDays) ?? AdvisorySettings.defaultMaxAgeDays,
-            maxBytes: try reader.integer("advisories-max-bytes", in: ConfigurationRanges.advisoryBytes) ?? AdvisorySettings.defaultMaxBytes
+            maxAgeDays: try reader.value(AdvisoryKeys.maxAgeDays),
+            maxBytes: try reader.value(AdvisoryKeys.maxBytes)
         )
     }
 
@@ -118,7 +117,7 @@ enum Advisories: AppInput {
                 ? signature
                 : SignatureRequirement(publicKeys: signature.publicKeys, url: SignatureRequirement.defaultURL(for: settings.source), maxAgeDays: signature.maxAgeDays)
         case .folder:
-            throw reader.error("advisories-url", "a folder of records cannot be signed: with public-keys, use a signed export zip")
+            throw reader.error(AdvisoryKeys.url, "a folder of records cannot be signed: with public-keys, use a signed export zip")
         case .api:
             break
         }
