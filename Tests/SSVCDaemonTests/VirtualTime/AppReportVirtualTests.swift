@@ -24,7 +24,7 @@ struct AppReportVirtualTests {
         """
 
     /// An app at 1.0 asking about `demo`'s advisories in `records`.
-    static func app(_ name: String, _ server: LoopbackHTTPServer?, records: URL, extra: String = "") -> String {
+    static func app(_ name: String, _ server: MemoryTransport?, records: URL, extra: String = "") -> String {
         """
         [[app]]
         name = "\(name)"
@@ -41,10 +41,10 @@ struct AppReportVirtualTests {
 
     /// Four apps the advisory makes required: one held, one phased, one
     /// whose rollout the server capped at 0, one without a version server.
-    static func fleet() async throws -> (VirtualDaemon, LoopbackHTTPServer, records: URL, hooked: URL) {
+    static func fleet() async throws -> (VirtualDaemon, MemoryTransport, records: URL, hooked: URL) {
         let (clock, server) = try await Stage.stage { path in
             path.hasPrefix("/capped")
-                ? LoopbackHTTPServer.Reply(body: #"{"SSVCLatestVersionKey":"2.0","SSVCPhasedRolloutPercentage":0}"#) : Stage.body("2.0")
+                ? MemoryTransport.Answer.document(#"{"SSVCLatestVersionKey":"2.0","SSVCPhasedRolloutPercentage":0}"#) : Stage.body("2.0")
         }
         let records = FileManager.default.temporaryDirectory.appendingPathComponent("ssvc-records-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: records, withIntermediateDirectories: true)
@@ -54,7 +54,7 @@ struct AppReportVirtualTests {
             daemon: "first-check-window-seconds = 0\nrollout-position = 0.9\nhooks-dir = \"hooks.d\"",
             apps: app("held", server, records: records) + app("phased", server, records: records, extra: phased)
                 + app("capped", server, records: records, extra: phased) + app("bare", nil, records: records),
-            clock: clock
+            clock: clock, transport: server
         )
         let hooked = daemon.folder.appendingPathComponent("hooked")
         let hooks = daemon.folder.appendingPathComponent("hooks.d")

@@ -3,17 +3,23 @@ import Foundation
 import Synchronization
 
 /// Servers in memory for the check service in virtual time: each URL
-/// (its query aside) answers what the test set, and every request is
-/// kept with the check time it was made at. No socket and no thread: a
-/// fetch answers at once, so the checking logic is tested alone, and
-/// loopback servers are left to the tests of the fetcher itself.
+/// (its query aside) answers what the test set for it, or what `every`
+/// says for its path, and every request is kept with the check time it
+/// was made at. No socket and no thread: a fetch answers at once, so the
+/// checking logic is tested alone, and real servers are left to the
+/// tests of the fetcher and the process boundary.
 final class MemoryTransport: HTTPTransport {
     enum Answer: Sendable {
         /// A 200 with this body, and an ETag a conditional request matches (304).
         case document(String, etag: String? = nil)
         /// An error status, with the `Retry-After` the fetcher would have read.
         case status(Int, retryAfter: Date? = nil)
+        /// An error status with `Retry-After: seconds`, counted from the request.
+        case retry(Int, after: TimeInterval)
     }
+
+    /// The host of `url(_:)`'s URLs: no name any resolver knows.
+    static let origin = "http://versions.test"
 
     struct Request: Sendable {
         let url: String
@@ -21,11 +27,32 @@ final class MemoryTransport: HTTPTransport {
         let post: String?
     }
 
-    private let contents = Mutex<(answers: [String: Answer], requests: [Request])>(([:], []))
+    private struct Contents {
+        var answers: [String: Answer] = [:]
+        var every: @Sendable (String) -> Answer? = { _ in nil }
+        var requests: [Request] = []
+    }
+
+    private let contents = Mutex(Contents())
+
+    init() {}
+
+    /// A server that answers each of its paths with what `every` says.
+    init(every: @escaping @Sendable (String) -> Answer?) {
+        contents.withLock { $0.every = every }
+    }
+
+    /// The URL of `path` on this server.
+    func url(_ path: String) -> String { Self.origin + path }
 
     /// What `url` answers from now on; nil: it refuses connections.
     func answer(_ url: String, _ answer: Answer?) {
         contents.withLock { $0.answers[url] = answer }
+    }
+
+    /// What every path without an answer of its own gets from now on.
+    func answer(every: @escaping @Sendable (String) -> Answer?) {
+        contents.withLock { $0.every = every }
     }
 
     var requests: [Request] { contents.withLock { $0.requests } }
@@ -42,13 +69,15 @@ final class MemoryTransport: HTTPTransport {
         let post = request.post.map { String(decoding: $0, as: UTF8.self) }
         let answer = contents.withLock { contents in
             contents.requests.append(Request(url: bare, at: now, post: post))
-            return contents.answers[bare]
+            return contents.answers[bare] ?? (bare.hasPrefix(Self.origin) ? contents.every(String(bare.dropFirst(Self.origin.count))) : nil)
         }
         switch answer {
         case nil:
             throw FetchError("cannot connect to \(bare): connection refused")
         case let .status(code, retryAfter)?:
             throw FetchError("HTTP \(code)", retryAfter: retryAfter)
+        case let .retry(code, seconds)?:
+            throw FetchError("HTTP \(code)", retryAfter: now.addingTimeInterval(seconds))
         case let .document(text, tag)?:
             if let etag, etag == tag { return .notModified }
             let bytes = Array(text.utf8)

@@ -6,7 +6,7 @@ import Synchronization
 import Testing
 
 /// Rollout control in the check service, on a manual clock against a
-/// loopback server whose document the test changes: the publisher's cap,
+/// version server in memory whose document the test changes: the publisher's cap,
 /// holds set and lifted, and limits put in force by a reload.
 ///
 /// The time limit is a guard against a hang, not a speed bound: each of these
@@ -23,10 +23,10 @@ struct RolloutControlVirtualTests {
     final class Document: Sendable {
         private let text = Mutex(#"{"SSVCLatestVersionKey":"2.0"}"#)
         func set(_ body: String) { text.withLock { $0 = body } }
-        var reply: LoopbackHTTPServer.Reply { LoopbackHTTPServer.Reply(body: text.withLock { $0 }) }
+        var reply: MemoryTransport.Answer { .document(text.withLock { $0 }) }
     }
 
-    static func hourly(_ name: String, _ server: LoopbackHTTPServer, extra: String = "") -> String {
+    static func hourly(_ name: String, _ server: MemoryTransport, extra: String = "") -> String {
         Stage.app(name, server, schedule: "hourly", extra: extra)
     }
 
@@ -37,7 +37,7 @@ struct RolloutControlVirtualTests {
         // Position 0.5 of a 2-hour window: offered here from T + 1 h, once the cap allows.
         let daemon = try VirtualDaemon(
             daemon: "first-check-window-seconds = 0\nrollout-position = 0.5", apps: Self.hourly("a", server, extra: "phased-rollout-seconds = 7200"),
-            clock: clock
+            clock: clock, transport: server
         )
         func check(_ cap: String) async throws -> AppStatus {
             document.set(#"{"SSVCLatestVersionKey":"2.0","SSVCPhasedRolloutPercentage":\#(cap)}"#)
@@ -75,7 +75,7 @@ struct RolloutControlVirtualTests {
     func holdSurvivesAndYields() async throws {
         let document = Document()
         let (clock, server) = try await Stage.stage { _ in document.reply }
-        let daemon = try VirtualDaemon(daemon: "first-check-window-seconds = 0", apps: Self.hourly("a", server), clock: clock)
+        let daemon = try VirtualDaemon(daemon: "first-check-window-seconds = 0", apps: Self.hourly("a", server), clock: clock, transport: server)
         await daemon.start()
         await clock.advance(by: 0)
         #expect(await daemon.service.status(of: "a")?.first?.status == .updateAvailable)
@@ -124,7 +124,7 @@ struct RolloutControlVirtualTests {
         let daemon = try VirtualDaemon(
             apps: Self.hourly("a", server) + Self.hourly("b", server, extra: "version-scheme = \"semver\"").replacingOccurrences(of: "\"1.0\"", with: "\"1.0.0\"")
                 + commanded,
-            clock: clock
+            clock: clock, transport: server
         )
         await daemon.start()
         await #expect(throws: CheckService.HoldRefusal.self) { try await daemon.service.hold("nope", at: nil, caller: nil) }
@@ -158,7 +158,7 @@ struct RolloutControlVirtualTests {
     func limitsByReload() async throws {
         let document = Document()
         let (clock, server) = try await Stage.stage { _ in document.reply }
-        let daemon = try VirtualDaemon(daemon: "first-check-window-seconds = 0", apps: Self.hourly("a", server, extra: "# limits"), clock: clock)
+        let daemon = try VirtualDaemon(daemon: "first-check-window-seconds = 0", apps: Self.hourly("a", server, extra: "# limits"), clock: clock, transport: server)
         await daemon.start()
         await clock.advance(by: 0)
         try daemon.edit("# limits", #"max-version = "1.9""#)
@@ -186,7 +186,7 @@ struct RolloutControlVirtualTests {
         var fine = AppState()
         fine.hold = Hold(version: "1.5", since: Self.epoch)
         state.apps["b"] = fine
-        let daemon = try VirtualDaemon(apps: Self.hourly("a", server) + Self.hourly("b", server, extra: "# scheme"), state: state, clock: clock)
+        let daemon = try VirtualDaemon(apps: Self.hourly("a", server) + Self.hourly("b", server, extra: "# scheme"), state: state, clock: clock, transport: server)
         await daemon.start()
         #expect(await daemon.service.status(of: "a")?.first?.hold == nil)
         #expect(daemon.record.count("a: hold lifted: '' is not a valid dotted version: empty") == 1, "\(daemon.record.messages)")
@@ -204,7 +204,7 @@ struct RolloutControlVirtualTests {
     func holdsKeptAndIdempotent() async throws {
         let (clock, server) = try await Stage.stage { _ in VirtualTimeTests.body("2.0") }
         let appB = Self.hourly("b", server)
-        let daemon = try VirtualDaemon(daemon: "first-check-window-seconds = 0", apps: Self.hourly("a", server) + appB, clock: clock)
+        let daemon = try VirtualDaemon(daemon: "first-check-window-seconds = 0", apps: Self.hourly("a", server) + appB, clock: clock, transport: server)
         await daemon.start()
         await clock.advance(by: 0)
         let first = try await daemon.service.hold("b", at: "1.5", caller: nil)

@@ -5,7 +5,8 @@ import Testing
 
 /// The check service in process on a `ManualClock`: schedules, retries,
 /// offers, reloads and writes, each over hours or days of virtual time in
-/// milliseconds of wall time, against a real HTTP server on loopback.
+/// milliseconds of wall time, against version servers in memory
+/// (`MemoryTransport`; the fetcher's own tests use real servers).
 ///
 /// The time limit is a guard against a hang, not a speed bound: each of these
 /// tests' awaits queues behind every other test's work on the pool (one
@@ -18,7 +19,7 @@ struct VirtualTimeTests {
     /// SplitMix64's finalizer, the top 53 bits).
     static let phaseOfA = 0.31085210535104735
 
-    static func app(_ name: String, _ server: LoopbackHTTPServer, schedule: String = "daily", extra: String = "") -> String {
+    static func app(_ name: String, _ server: MemoryTransport, schedule: String = "daily", extra: String = "") -> String {
         """
         [[app]]
         name = "\(name)"
@@ -30,34 +31,33 @@ struct VirtualTimeTests {
         """
     }
 
-    static func body(_ latest: String) -> LoopbackHTTPServer.Reply {
-        LoopbackHTTPServer.Reply(body: #"{"SSVCLatestVersionKey":"\#(latest)"}"#)
+    static func body(_ latest: String) -> MemoryTransport.Answer {
+        MemoryTransport.Answer.document(#"{"SSVCLatestVersionKey":"\#(latest)"}"#)
     }
 
-    /// A manual clock at the epoch, and a loopback server on it that gives
-    /// each request what `answer` says.
+    /// A manual clock at the epoch, and a version server in memory that
+    /// gives each request what `answer` says for its path.
     static func stage(
-        _ answer: @escaping @Sendable (String) -> LoopbackHTTPServer.Reply
-    ) async throws -> (ManualClock, LoopbackHTTPServer) {
-        let clock = ManualClock(now: epoch)
-        return (clock, try await LoopbackHTTPServer(clock: clock, answer: answer))
+        _ answer: @escaping @Sendable (String) -> MemoryTransport.Answer
+    ) async throws -> (ManualClock, MemoryTransport) {
+        (ManualClock(now: epoch), MemoryTransport(every: { answer($0) }))
     }
 
-    static func end(_ daemon: VirtualDaemon, _ server: LoopbackHTTPServer) async {
+    static func end(_ daemon: VirtualDaemon, _ server: MemoryTransport) async {
         await daemon.stop()
         await server.shutdown()
     }
 
     /// The times `app` was fetched at, as seconds after the epoch.
-    static func fetches(_ server: LoopbackHTTPServer, _ app: String) -> [Double] {
-        server.requests.filter { $0.path.hasPrefix("/\(app)?") || $0.path == "/\(app)" }.map { $0.at.timeIntervalSince(epoch) }
+    static func fetches(_ server: MemoryTransport, _ app: String) -> [Double] {
+        server.times(server.url("/\(app)"), since: epoch)
     }
 
     @Test("first checks are spread over the first-check window: each app once, at start + phase × window")
     func firstChecksSpread() async throws {
         let (clock, server) = try await Self.stage { _ in Self.body("1.0") }
         let names = ["a"] + (1...19).map { "app\($0)" }
-        let daemon = try VirtualDaemon(apps: names.map { Self.app($0, server) }.joined(), clock: clock)
+        let daemon = try VirtualDaemon(apps: names.map { Self.app($0, server) }.joined(), clock: clock, transport: server)
         await daemon.start()
         await clock.advance(by: 0)
         #expect(server.requests.isEmpty, "nothing is fetched at start")
@@ -81,7 +81,7 @@ struct VirtualTimeTests {
         old.lastCheck = Self.epoch.addingTimeInterval(-2 * 86_400)
         old.lastSuccess = old.lastCheck
         old.lastFetch = old.lastCheck
-        let daemon = try VirtualDaemon(apps: Self.app("a", server), state: DaemonState(apps: ["a": old]), clock: clock)
+        let daemon = try VirtualDaemon(apps: Self.app("a", server), state: DaemonState(apps: ["a": old]), clock: clock, transport: server)
         await daemon.start()
         #expect(await daemon.status("a")?.nextCheckReason == "catch-up")
         await clock.advance(by: 3_600)
@@ -93,7 +93,7 @@ struct VirtualTimeTests {
     @Test("after a success, a daily app is checked at the same time of day, its phase, day after day")
     func schedulePhase() async throws {
         let (clock, server) = try await Self.stage { _ in Self.body("1.0") }
-        let daemon = try VirtualDaemon(daemon: "first-check-window-seconds = 0", apps: Self.app("a", server), clock: clock)
+        let daemon = try VirtualDaemon(daemon: "first-check-window-seconds = 0", apps: Self.app("a", server), clock: clock, transport: server)
         await daemon.start()
         await clock.advance(by: 4 * 86_400)
         let times = Self.fetches(server, "a")
@@ -112,8 +112,8 @@ struct VirtualTimeTests {
 
     @Test("a failing server is retried after 1, 2, 4 … minutes (with the jitter at 1), capped at an hour; a success ends the retries")
     func retryBackoff() async throws {
-        let (clock, server) = try await Self.stage { _ in LoopbackHTTPServer.Reply(status: 500) }
-        let daemon = try VirtualDaemon(daemon: "first-check-window-seconds = 0", apps: Self.app("a", server), clock: clock)
+        let (clock, server) = try await Self.stage { _ in MemoryTransport.Answer.status(500) }
+        let daemon = try VirtualDaemon(daemon: "first-check-window-seconds = 0", apps: Self.app("a", server), clock: clock, transport: server)
         await daemon.start()
         await clock.advance(by: 60 + 120 + 240 + 480 + 960 + 1_920 + 3_600 + 3_600)
         let times = Self.fetches(server, "a")
@@ -130,8 +130,8 @@ struct VirtualTimeTests {
 
     @Test("the jitter shortens each retry: at 0, half the delay")
     func retryJitter() async throws {
-        let (clock, server) = try await Self.stage { _ in LoopbackHTTPServer.Reply(status: 500) }
-        let daemon = try VirtualDaemon(daemon: "first-check-window-seconds = 0", apps: Self.app("a", server), jitter: 0, clock: clock)
+        let (clock, server) = try await Self.stage { _ in MemoryTransport.Answer.status(500) }
+        let daemon = try VirtualDaemon(daemon: "first-check-window-seconds = 0", apps: Self.app("a", server), jitter: 0, clock: clock, transport: server)
         await daemon.start()
         await clock.advance(by: 30 + 60 + 120)
         #expect(Self.fetches(server, "a") == [0, 30, 90, 210])
@@ -141,9 +141,9 @@ struct VirtualTimeTests {
     @Test("a Retry-After of two hours holds the next try back, and is kept across a restart")
     func retryAfterPersisted() async throws {
         let (clock, server) = try await Self.stage { _ in
-            LoopbackHTTPServer.Reply(status: 503, headers: [("Retry-After", "7200")])
+            MemoryTransport.Answer.retry(503, after: 7_200)
         }
-        let daemon = try VirtualDaemon(daemon: "first-check-window-seconds = 0", apps: Self.app("a", server), clock: clock)
+        let daemon = try VirtualDaemon(daemon: "first-check-window-seconds = 0", apps: Self.app("a", server), clock: clock, transport: server)
         await daemon.start()
         await clock.advance(by: 1)
         let status = await daemon.status("a")
@@ -164,7 +164,7 @@ struct VirtualTimeTests {
     @Test("within min-interval-seconds of the last fetch, Check answers from the stored result without a request")
     func minimumInterval() async throws {
         let (clock, server) = try await Self.stage { _ in Self.body("1.0") }
-        let daemon = try VirtualDaemon(daemon: "first-check-window-seconds = 0\nmin-interval-seconds = 300", apps: Self.app("a", server), clock: clock)
+        let daemon = try VirtualDaemon(daemon: "first-check-window-seconds = 0\nmin-interval-seconds = 300", apps: Self.app("a", server), clock: clock, transport: server)
         await daemon.start()
         await clock.advance(by: 0)
         #expect(Self.fetches(server, "a") == [0])
@@ -182,7 +182,7 @@ struct VirtualTimeTests {
     @Test("a reload keeps the plans of apps whose settings did not change, and plans anew the changed")
     func reloadKeepsPlans() async throws {
         let (clock, server) = try await Self.stage { _ in Self.body("1.0") }
-        let daemon = try VirtualDaemon(apps: Self.app("a", server) + Self.app("b", server, extra: "query = { x = \"1\" }"), clock: clock)
+        let daemon = try VirtualDaemon(apps: Self.app("a", server) + Self.app("b", server, extra: "query = { x = \"1\" }"), clock: clock, transport: server)
         await daemon.start()
         let before = await daemon.status("b")?.nextCheck
         await clock.advance(by: 100)
@@ -201,7 +201,7 @@ struct VirtualTimeTests {
     @Test("reloads called together all run, one at a time, in turn: the others wait while one is under way")
     func serializedReloads() async throws {
         let (clock, server) = try await Self.stage { _ in Self.body("1.0") }
-        let daemon = try VirtualDaemon(apps: Self.app("a", server), clock: clock)
+        let daemon = try VirtualDaemon(apps: Self.app("a", server), clock: clock, transport: server)
         await daemon.start()
         let service = daemon.service
         try daemon.edit("version = \"1.0\"", "version = \"1.1\"")
@@ -231,7 +231,7 @@ struct VirtualTimeTests {
     func phasedOfferFlips() async throws {
         let (clock, server) = try await Self.stage { _ in Self.body("2.0") }
         let daemon = try VirtualDaemon(
-            daemon: "first-check-window-seconds = 0\nrollout-position = 0.5", apps: Self.app("a", server, extra: "phased-rollout-seconds = 7200"), clock: clock
+            daemon: "first-check-window-seconds = 0\nrollout-position = 0.5", apps: Self.app("a", server, extra: "phased-rollout-seconds = 7200"), clock: clock, transport: server
         )
         await daemon.start()
         await clock.advance(by: 0)
@@ -255,7 +255,7 @@ struct VirtualTimeTests {
     @Test("changes are written within a second, all at once: one batch for three checks")
     func writeBatching() async throws {
         let (clock, server) = try await Self.stage { _ in Self.body("1.0") }
-        let daemon = try VirtualDaemon(daemon: "first-check-window-seconds = 0", apps: ["a", "b", "c"].map { Self.app($0, server) }.joined(), clock: clock)
+        let daemon = try VirtualDaemon(daemon: "first-check-window-seconds = 0", apps: ["a", "b", "c"].map { Self.app($0, server) }.joined(), clock: clock, transport: server)
         await daemon.start()
         await clock.advance(by: 0)
         #expect(server.requests.count == 3)
@@ -271,7 +271,7 @@ struct VirtualTimeTests {
     @Test("a state file that cannot be written is said once, tried again after 15, 30, 60 s, and its recovery said once")
     func failedWriteRetried() async throws {
         let (clock, server) = try await Self.stage { _ in Self.body("1.0") }
-        let daemon = try VirtualDaemon(daemon: "first-check-window-seconds = 0", apps: Self.app("a", server), clock: clock)
+        let daemon = try VirtualDaemon(daemon: "first-check-window-seconds = 0", apps: Self.app("a", server), clock: clock, transport: server)
         // A folder where the file goes: every rename onto it fails, even for root.
         try FileManager.default.createDirectory(atPath: daemon.statePath, withIntermediateDirectories: false)
         await daemon.start()
