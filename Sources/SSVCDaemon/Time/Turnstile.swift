@@ -4,7 +4,9 @@
 final class Turnstile {
     let capacity: Int
     private(set) var inside = 0
-    private var waiting: [CheckedContinuation<Void, Never>] = []
+    /// How many have been let in, ever: each entry's number in line.
+    private var admitted = 0
+    private var waiting: [CheckedContinuation<Int, Never>] = []
     /// The first still waiting in `waiting`: removing from the front of
     /// an array would move every other waiter.
     private var head = 0
@@ -17,13 +19,17 @@ final class Turnstile {
     /// How many wait for a turn now.
     var waitingCount: Int { waiting.count - head }
 
-    /// Returns once it is the caller's turn.
-    nonisolated(nonsending) func enter() async {
+    /// Returns once it is the caller's turn, with its number in line (0
+    /// for the first ever let in): the order of admission, which the
+    /// order resumed callers next run in on a busy executor need not be.
+    @discardableResult
+    nonisolated(nonsending) func enter() async -> Int {
         guard inside >= capacity else {
             inside += 1
-            return
+            admitted += 1
+            return admitted - 1
         }
-        await withCheckedContinuation { waiting.append($0) }
+        return await withCheckedContinuation { waiting.append($0) }
     }
 
     /// Hands the turn to the next in line, or frees it. Returns true when
@@ -40,7 +46,8 @@ final class Turnstile {
             waiting.removeAll(keepingCapacity: true)
             head = 0
         }
-        next.resume()
+        admitted += 1
+        next.resume(returning: admitted - 1)
         return false
     }
 }
