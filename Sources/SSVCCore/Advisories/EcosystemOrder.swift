@@ -23,19 +23,24 @@ public enum EcosystemOrder: Sendable, Equatable {
         return pythonNormalized(recordName) == pythonNormalized(name)
     }
 
-    /// PEP 503: lower case, each run of `-`, `_` and `.` one `-`.
+    /// PEP 503: lower case, each run of `-`, `_` and `.` one `-`. In one
+    /// pass over the bytes and one lowercasing of the whole: the separators
+    /// are ASCII, never part of another character's UTF-8 (appending a
+    /// character at a time through `unicodeScalars` was quadratic: a
+    /// 1 MiB name took 30 s, issue 51).
     static func pythonNormalized(_ name: String) -> String {
-        var result = ""
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(name.utf8.count)
         var inRun = false
-        for scalar in name.unicodeScalars {
-            if scalar == "-" || scalar == "_" || scalar == "." {
-                if !inRun { result += "-" }
+        for byte in name.utf8 {
+            if byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: ".") {
+                if !inRun { bytes.append(UInt8(ascii: "-")) }
                 inRun = true
             } else {
-                result.unicodeScalars.append(contentsOf: String(scalar).lowercased().unicodeScalars)
+                bytes.append(byte)
                 inRun = false
             }
         }
-        return result
+        return String(decoding: bytes, as: UTF8.self).lowercased()
     }
 }

@@ -74,6 +74,9 @@ public struct OSVRecord: Sendable, Equatable {
     /// The most aliases and upstream ids kept of one record (a Debian DLA
     /// may name hundreds of CVEs upstream; those past it are not matched).
     public static let maximumAliases = 64
+    /// The most bytes of a package name: no ecosystem has names of
+    /// kilobytes, and a longer one refuses its record (issue 51).
+    public static let maximumPackageNameBytes = 1024
     /// The most entries of any one list (aliases, affected, ranges, events, versions) read.
     public static let maximumListCount = 100_000
 
@@ -103,7 +106,7 @@ public struct OSVRecord: Sendable, Equatable {
         for entry in try Self.bounded(record.member("affected")) {
             try entry.requireObject()
             severities += Self.severities(entry.member("severity"))
-            affected.append(try Self.affected(entry))
+            affected.append(try Self.affected(entry, id: id))
         }
         self.severities = severities
         self.affected = affected
@@ -120,7 +123,7 @@ public struct OSVRecord: Sendable, Equatable {
         } ?? []
     }
 
-    private static func affected(_ entry: JSONField) throws(DocumentError) -> Affected {
+    private static func affected(_ entry: JSONField, id: String) throws(DocumentError) -> Affected {
         var ecosystem: String?
         var name: String?
         if let package = entry.member("package") {
@@ -129,7 +132,11 @@ public struct OSVRecord: Sendable, Equatable {
                 throw package.invalid("a package needs both \"ecosystem\" and \"name\"")
             }
             ecosystem = try ecosystemField.string()
-            name = try nameField.string()
+            let given = try nameField.string()
+            guard given.utf8.count <= maximumPackageNameBytes else {
+                throw nameField.invalid("\(id) names a package of \(given.utf8.count) bytes, more than \(maximumPackageNameBytes)")
+            }
+            name = given
         }
         var ranges: [VersionRange] = []
         for range in try bounded(entry.member("ranges")) {
