@@ -1,77 +1,77 @@
 import FoundationEssentials
-public import SSVCCore
+import SSVCCore
 
 /// One app as `GetStatus` and `ssvcctl status` show it: a plain value, as
 /// the daemon's report of the app derived it.
-public struct AppStatus: Sendable, Equatable, Codable {
-    public var name: String
-    public var format: ResponseFormat
+package struct AppStatus: Sendable, Equatable, Codable {
+    package var name: String
+    package var format: ResponseFormat
     /// Nil for an app that asks only about advisories.
-    public var url: String?
-    public var schedule: Schedule
+    package var url: String?
+    package var schedule: Schedule
     /// The proxy its requests go through, password hidden; nil when direct.
-    public var proxy: String?
-    public var status: UpdateStatus
-    public var currentVersion: String?
-    public var currentVersionNumber: UInt64?
-    public var latestVersion: String?
-    public var latestVersionNumber: UInt64?
-    public var minimumSupportedVersionNumber: UInt64?
-    public var availableSince: String?
-    public var lastCheck: String?
-    public var lastSuccess: String?
-    public var nextCheck: String?
-    public var nextCheckReason: NextCheckReason
-    public var consecutiveFailures: Int
-    public var lastError: String?
+    package var proxy: String?
+    package var status: UpdateStatus
+    package var currentVersion: String?
+    package var currentVersionNumber: UInt64?
+    package var latestVersion: String?
+    package var latestVersionNumber: UInt64?
+    package var minimumSupportedVersionNumber: UInt64?
+    package var availableSince: String?
+    package var lastCheck: String?
+    package var lastSuccess: String?
+    package var nextCheck: String?
+    package var nextCheckReason: NextCheckReason
+    package var consecutiveFailures: Int
+    package var lastError: String?
     /// No success for two periods, or the stored response's signature is
     /// older than `max-signature-age-days`.
-    public var stale: Bool
+    package var stale: Bool
     /// The trusted comment's time of the stored response's signature.
-    public var signedAt: String?
+    package var signedAt: String?
     /// The key that signed it, as minisign prints key ids.
-    public var signatureKeyId: String?
-    public var note: String?
-    public var description: UpdateDescription?
+    package var signatureKeyId: String?
+    package var note: String?
+    package var description: UpdateDescription?
     /// A newer version phased in later on this machine, and when (RFC 3339).
-    public var pendingVersion: String?
+    package var pendingVersion: String?
     /// When the pending version is offered here, if time alone decides it;
     /// nil while the server's cap holds it.
-    public var offerAt: String?
+    package var offerAt: String?
     /// The server's cap on the pending version's rollout, 0–100; nil: none.
-    public var rolloutPercentage: Double?
+    package var rolloutPercentage: Double?
     /// The share of the rollout this machine waits for (its position ×
     /// 100): the cap must rise above it. Set while the cap holds the offer.
-    public var offerAtPercentage: Double?
+    package var offerAtPercentage: Double?
     /// `ssvcctl hold`: the version held at, and since when (RFC 3339).
-    public var hold: String?
-    public var holdSince: String?
+    package var hold: String?
+    package var holdSince: String?
     /// A newer version kept back on this machine, by `heldBy` (`hold`,
     /// `max-version`, `ignore-versions`), since `heldSince`.
-    public var heldVersion: String?
-    public var heldBy: String?
-    public var heldSince: String?
+    package var heldVersion: String?
+    package var heldBy: String?
+    package var heldSince: String?
     /// `clear`, `affected` or `unknown`; nil when the app asks about no advisories.
-    public var advisoryState: AdvisoryState?
+    package var advisoryState: AdvisoryState?
     /// The last successful read of its advisories (RFC 3339).
-    public var advisoriesChecked: String?
+    package var advisoriesChecked: String?
     /// The affecting advisories not ignored.
-    public var advisories: [Advisory]?
+    package var advisories: [Advisory]?
     /// Affecting advisories past the ones listed, counted.
-    public var advisoriesOmitted: Int?
-    public var ignoredAdvisories: [String]?
+    package var advisoriesOmitted: Int?
+    package var ignoredAdvisories: [String]?
 
     /// An advisory as `App.advisories` shows it.
-    public struct Advisory: Sendable, Equatable, Codable {
-        public var id: String
-        public var aliases: [String]
-        public var summary: String?
-        public var severity: String?
-        public var score: Double?
-        public var fixed: String?
-        public var url: String?
+    package struct Advisory: Sendable, Equatable, Codable {
+        package var id: String
+        package var aliases: [String]
+        package var summary: String?
+        package var severity: String?
+        package var score: Double?
+        package var fixed: String?
+        package var url: String?
 
-        public init(_ finding: AdvisoryFinding) {
+        package init(_ finding: AdvisoryFinding) {
             id = finding.id
             aliases = finding.aliases
             summary = finding.summary
@@ -83,7 +83,7 @@ public struct AppStatus: Sendable, Equatable, Codable {
     }
 
     /// An app with what every status has; the daemon's report fills in the rest.
-    public init(
+    package init(
         name: String, format: ResponseFormat, schedule: Schedule, status: UpdateStatus, nextCheckReason: NextCheckReason,
         consecutiveFailures: Int, stale: Bool
     ) {

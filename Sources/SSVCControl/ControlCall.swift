@@ -1,12 +1,12 @@
 /// One message off the socket, parsed once: a call to answer, a call to
 /// refuse with a Varlink error, or bytes that are no call at all (the
 /// connection is then closed).
-public enum ControlCall: Sendable {
+package enum ControlCall: Sendable {
     case request(ControlRequest, oneway: Bool, more: Bool)
     case refused(VarlinkError, oneway: Bool)
     case malformed(VarlinkProtocolError)
 
-    public init(parsing bytes: [UInt8]) {
+    package init(parsing bytes: [UInt8]) {
         let call: VarlinkCall
         do {
             call = try VarlinkCall(parsing: bytes)

@@ -1,9 +1,9 @@
-public import SSVCCore
+import SSVCCore
 
 /// What `Watch` delivers: a finished check, a message shown, a reload, a
 /// phased offer made, or a hold set or lifted.
-public struct ControlEvent: Sendable, Codable, Equatable {
-    public enum Kind: String, Sendable, Codable {
+package struct ControlEvent: Sendable, Codable, Equatable {
+    package enum Kind: String, Sendable, Codable {
         case check, notice, reload
         /// A phased offer's time came: the app's status changed without a fetch.
         case offer
@@ -14,13 +14,13 @@ public struct ControlEvent: Sendable, Codable, Equatable {
         case advisory
     }
 
-    public var kind: Kind
+    package var kind: Kind
     /// RFC 3339.
-    public var at: String
-    public var app: AppStatus?
-    public var message: UpdateDescription?
+    package var at: String
+    package var app: AppStatus?
+    package var message: UpdateDescription?
 
-    public init(kind: Kind, at: String, app: AppStatus? = nil, message: UpdateDescription? = nil) {
+    package init(kind: Kind, at: String, app: AppStatus? = nil, message: UpdateDescription? = nil) {
         self.kind = kind
         self.at = at
         self.app = app

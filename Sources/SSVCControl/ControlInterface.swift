@@ -1,12 +1,12 @@
 /// The interfaces the daemon implements, as `GetInterfaceDescription` gives them.
-public enum ControlInterface {
-    public static let name = "io.ssvc.Daemon"
-    public static let serviceName = "org.varlink.service"
+package enum ControlInterface {
+    package static let name = "io.ssvc.Daemon"
+    package static let serviceName = "org.varlink.service"
 
     /// `io.ssvc.Daemon.varlink`, as SwiftPM embeds it.
-    public static let description = String(decoding: PackageResources.io_ssvc_Daemon_varlink, as: UTF8.self)
+    package static let description = String(decoding: PackageResources.io_ssvc_Daemon_varlink, as: UTF8.self)
 
-    public static let serviceDescription = """
+    package static let serviceDescription = """
         # The Varlink service interface.
         interface org.varlink.service
 
@@ -22,7 +22,7 @@ public enum ControlInterface {
         """
 
     /// The description of `interface`; nil for one the daemon does not have.
-    public static func description(of interface: String) -> String? {
+    package static func description(of interface: String) -> String? {
         switch interface {
         case name: description
         case serviceName: serviceDescription

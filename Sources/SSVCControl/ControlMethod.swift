@@ -1,6 +1,6 @@
 /// Every method the daemon answers: the one table that `ssvcctl`, the
 /// dispatcher, the status fast path and the benchmark name methods from.
-public enum ControlMethod: String, CaseIterable, Sendable {
+package enum ControlMethod: String, CaseIterable, Sendable {
     case getInfo = "org.varlink.service.GetInfo"
     case getInterfaceDescription = "org.varlink.service.GetInterfaceDescription"
     case getStatus = "io.ssvc.Daemon.GetStatus"
@@ -12,7 +12,7 @@ public enum ControlMethod: String, CaseIterable, Sendable {
 
     /// Changes what the daemon does (fetches, reads its configuration, holds an app back):
     /// only root, the daemon's own user and the control group may call it.
-    public var mutates: Bool {
+    package var mutates: Bool {
         switch self {
         case .check, .reload, .hold, .unhold: true
         case .getInfo, .getInterfaceDescription, .getStatus, .watch: false
@@ -20,7 +20,7 @@ public enum ControlMethod: String, CaseIterable, Sendable {
     }
 
     /// The interface part of the name: `io.ssvc.Daemon`.
-    public var interface: String {
+    package var interface: String {
         String(rawValue[..<rawValue.lastIndex(of: ".")!])
     }
 

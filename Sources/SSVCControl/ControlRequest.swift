@@ -1,6 +1,6 @@
 /// A call whose method and parameters have been checked: what a handler
 /// receives. Each message is parsed into one of these once.
-public enum ControlRequest: Sendable, Equatable {
+package enum ControlRequest: Sendable, Equatable {
     case getInfo
     case getInterfaceDescription(interface: String)
     /// nil: every app.
@@ -12,7 +12,7 @@ public enum ControlRequest: Sendable, Equatable {
     case hold(app: String, version: String?)
     case unhold(app: String)
 
-    public var method: ControlMethod {
+    package var method: ControlMethod {
         switch self {
         case .getInfo: .getInfo
         case .getInterfaceDescription: .getInterfaceDescription

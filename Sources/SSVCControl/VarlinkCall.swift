@@ -3,20 +3,20 @@ import SSVCCore
 /// One Varlink method call (varlink.org): `{"method": "iface.Method",
 /// "parameters": {…}, "oneway"?: bool, "more"?: bool}`, validated before
 /// anything is dispatched.
-public struct VarlinkCall: Sendable {
+package struct VarlinkCall: Sendable {
     /// The full name: interface and method, `io.ssvc.Daemon.GetStatus`.
-    public let method: String
-    public let parameters: JSONField
+    package let method: String
+    package let parameters: JSONField
     /// The caller wants no reply.
-    public let oneway: Bool
+    package let oneway: Bool
     /// The caller accepts several replies (`continues`).
-    public let more: Bool
+    package let more: Bool
 
-    public var interface: String {
+    package var interface: String {
         String(method[..<(method.lastIndex(of: ".") ?? method.startIndex)])
     }
 
-    public init(parsing bytes: [UInt8]) throws(VarlinkProtocolError) {
+    package init(parsing bytes: [UInt8]) throws(VarlinkProtocolError) {
         let root: JSONField
         do {
             root = JSONField(root: try JSONParser.parse(bytes))
@@ -47,24 +47,24 @@ public struct VarlinkCall: Sendable {
 
     /// An optional string parameter; the name of the parameter when it is
     /// something else (for `org.varlink.service.InvalidParameter`).
-    public func optionalString(_ name: String) -> Result<String?, InvalidParameter> {
+    package func optionalString(_ name: String) -> Result<String?, InvalidParameter> {
         guard let field = parameters.member(name) else { return .success(nil) }
         guard case let .string(text) = field.value else { return .failure(InvalidParameter(name: name)) }
         return .success(text)
     }
 
     /// The first parameter not in `known`, if any.
-    public func unknownParameter(_ known: [String]) -> String? {
+    package func unknownParameter(_ known: [String]) -> String? {
         guard case let .object(members) = parameters.value else { return nil }
         return members.first { !known.contains($0.key) }?.key
     }
 
-    public struct InvalidParameter: Error, Equatable {
-        public let name: String
+    package struct InvalidParameter: Error, Equatable {
+        package let name: String
     }
 }
 
 /// A message that is not a Varlink call: the connection is closed.
-public struct VarlinkProtocolError: Error, Equatable, CustomStringConvertible {
-    public let description: String
+package struct VarlinkProtocolError: Error, Equatable, CustomStringConvertible {
+    package let description: String
 }

@@ -5,7 +5,7 @@ import SSVCPosix
 
 /// A blocking Varlink client over a Unix socket, for `ssvcctl` and the
 /// benchmark's load generator.
-public final class VarlinkClient {
+package final class VarlinkClient {
     private let descriptor: Int32
     private var path = ""
     private var replyTimeout: Int?
@@ -13,13 +13,13 @@ public final class VarlinkClient {
     private var buffer: [UInt8] = []
     private var start = 0
 
-    public enum Failure: Error, CustomStringConvertible {
+    package enum Failure: Error, CustomStringConvertible {
         case cannotConnect(path: String, reason: String)
         case connection(String)
         /// The daemon answered with a Varlink error.
         case remote(name: String, parameters: JSONField)
 
-        public var description: String {
+        package var description: String {
             switch self {
             case let .cannotConnect(path, reason): "cannot connect to \(path): \(reason)"
             case let .connection(reason): reason
@@ -28,7 +28,7 @@ public final class VarlinkClient {
         }
 
         /// The error's name, when it is one the daemon sends.
-        public var remoteName: VarlinkErrorName? {
+        package var remoteName: VarlinkErrorName? {
             guard case let .remote(name, _) = self else { return nil }
             return VarlinkErrorName(rawValue: name)
         }
@@ -36,7 +36,7 @@ public final class VarlinkClient {
 
     /// `replyTimeout` seconds without a byte from the daemon is an error;
     /// nil waits for ever (for `Watch`).
-    public init(path: String, replyTimeout: Int? = nil) throws(Failure) {
+    package init(path: String, replyTimeout: Int? = nil) throws(Failure) {
         do {
             descriptor = try UnixSocket.connected(to: path)
         } catch {
@@ -59,7 +59,7 @@ public final class VarlinkClient {
     }
 
     /// A call as it goes on the socket: made once, it may be sent many times.
-    public static func message(_ method: ControlMethod, parameters: [String: String] = [:], more: Bool = false) -> [UInt8] {
+    package static func message(_ method: ControlMethod, parameters: [String: String] = [:], more: Bool = false) -> [UInt8] {
         // Strings and a boolean: encoding cannot fail.
         let encoded = (try? JSONEncoder().encode(Call(method: method.rawValue, parameters: parameters, more: more ? true : nil)))
         return VarlinkFraming.frame(encoded.map(Array.init) ?? [])
@@ -67,13 +67,13 @@ public final class VarlinkClient {
 
     /// Sends a call and returns the first reply's parameters as raw JSON
     /// (for decoding); with `more`, read the rest with `nextReply()`.
-    public func call(_ method: ControlMethod, parameters: [String: String] = [:], more: Bool = false) throws(Failure) -> [UInt8] {
+    package func call(_ method: ControlMethod, parameters: [String: String] = [:], more: Bool = false) throws(Failure) -> [UInt8] {
         try send(Self.message(method, parameters: parameters, more: more))
         return try nextReply()
     }
 
     /// Writes a message made by `message(_:parameters:more:)`.
-    public func send(_ message: [UInt8]) throws(Failure) {
+    package func send(_ message: [UInt8]) throws(Failure) {
         var sent = 0
         while sent < message.count {
             let count = message.withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress! + sent, $0.count - sent, Int32(MSG_NOSIGNAL)) }
@@ -84,7 +84,7 @@ public final class VarlinkClient {
     }
 
     /// The next reply: its `parameters` as raw JSON bytes, or the daemon's error.
-    public func nextReply() throws(Failure) -> [UInt8] {
+    package func nextReply() throws(Failure) -> [UInt8] {
         let root: JSONField
         do {
             root = JSONField(root: try JSONParser.parse(Array(try receive())))
@@ -100,7 +100,7 @@ public final class VarlinkClient {
     }
 
     /// The next whole message as it came, without its terminator.
-    public func receive() throws(Failure) -> ArraySlice<UInt8> {
+    package func receive() throws(Failure) -> ArraySlice<UInt8> {
         while true {
             let end: Int?
             do {

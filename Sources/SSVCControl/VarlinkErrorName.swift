@@ -1,5 +1,5 @@
 /// The errors the daemon answers with; `ssvcctl` explains them by name.
-public enum VarlinkErrorName: String, Sendable, CaseIterable {
+package enum VarlinkErrorName: String, Sendable, CaseIterable {
     case interfaceNotFound = "org.varlink.service.InterfaceNotFound"
     case methodNotFound = "org.varlink.service.MethodNotFound"
     case invalidParameter = "org.varlink.service.InvalidParameter"

@@ -2,21 +2,21 @@ import FoundationEssentials
 
 /// `{"parameters": …, "continues"?: true, "error"?: "…"}`, encoded and
 /// NUL-terminated, ready for the socket.
-public enum VarlinkReply {
+package enum VarlinkReply {
     private struct Envelope<P: Encodable>: Encodable {
         let parameters: P
         let continues: Bool?
         let error: String?
     }
 
-    public static func encode<P: Encodable>(parameters: P, continues: Bool = false, error: String? = nil) -> [UInt8] {
+    package static func encode<P: Encodable>(parameters: P, continues: Bool = false, error: String? = nil) -> [UInt8] {
         // Replies hold strings, numbers and booleans: encoding cannot fail.
         let envelope = Envelope(parameters: parameters, continues: continues ? true : nil, error: error)
         return VarlinkFraming.frame((try? encoder.encode(envelope)).map(Array.init) ?? Array("{}".utf8))
     }
 
     /// One `Watch` reply.
-    public static func event(_ event: ControlEvent) -> [UInt8] {
+    package static func event(_ event: ControlEvent) -> [UInt8] {
         encode(parameters: ["event": event], continues: true)
     }
 

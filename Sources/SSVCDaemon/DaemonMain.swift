@@ -9,14 +9,14 @@ import SSVCPosix
 import SSVCSystemd
 
 /// `ssvcd`'s life: configuration, state, services, signals.
-public enum DaemonMain {
+package enum DaemonMain {
     /// sysexits(3)'s EX_CONFIG: the configuration is unusable.
-    public static let configurationErrorExit: Int32 = 78
+    package static let configurationErrorExit: Int32 = 78
 
     /// Runs the daemon until SIGTERM or SIGINT, then exits with its status.
     /// Everything in Swift concurrency runs on the main queue
     /// (`MainQueueExecutor`), so that an idle daemon is never woken.
-    public static func start(overrides: ConfigurationLoader.Overrides, logTarget: LogTarget) -> Never {
+    package static func start(overrides: ConfigurationLoader.Overrides, logTarget: LogTarget) -> Never {
         ProcessLimits.resetInheritedSignals()
         let descriptors: Int
         do {
@@ -35,7 +35,7 @@ public enum DaemonMain {
 
     /// The fewest more tasks (threads and processes) ssvcd starts with:
     /// its own threads, a version command, a hook and the TOML child.
-    public static let minimumTasks = 16
+    package static let minimumTasks = 16
 
     struct LimitTooLow: Error, CustomStringConvertible {
         let description: String

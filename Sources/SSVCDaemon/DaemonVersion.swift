@@ -1,7 +1,7 @@
 import SSVCCore
 
 /// The version of ssvc, sent as `User-Agent: ssvcd/<version>`.
-public enum DaemonVersion {
-    public static let current = SSVCVersion.current
-    public static let userAgent = "ssvcd/\(current)"
+package enum DaemonVersion {
+    package static let current = SSVCVersion.current
+    package static let userAgent = "ssvcd/\(current)"
 }

@@ -5,16 +5,16 @@ import CSodium
 /// with the 16 bytes of `/etc/machine-id` over ssvc's application id, cut
 /// to 16 bytes and marked as a version 4 UUID. Phased offers hash this, so
 /// nothing derived from the raw machine id is ever computed from it alone.
-public enum AppSpecificID {
+package enum AppSpecificID {
     /// ssvc's application id, fixed forever: changing it would move every
     /// machine's place in every rollout.
-    public static let application: [UInt8] = bytes(hex: "7304e881716d41dca01e669961e7bafa")!
+    package static let application: [UInt8] = bytes(hex: "7304e881716d41dca01e669961e7bafa")!
 
     /// The id for `machineID` (32 hex digits, as `/etc/machine-id` holds
     /// it), as 32 lower-case hex digits. A machine id of another shape (the
     /// host name that stands in for it in a container) keys the HMAC with
     /// its own bytes.
-    public static func derive(machineID: String) -> String {
+    package static func derive(machineID: String) -> String {
         let key = bytes(hex: machineID) ?? Array(machineID.utf8)
         var id = Array(hmacSHA256(key: key, message: application).prefix(16))
         id[6] = (id[6] & 0x0F) | 0x40

@@ -1,7 +1,7 @@
 import CSodium
 @preconcurrency import Glibc
-public import FoundationEssentials
-public import SSVCCore
+import FoundationEssentials
+import SSVCCore
 
 extension SignatureRequirement {
     /// Accepts `signature` (a `.minisig` file's bytes) for `document` as
@@ -9,7 +9,7 @@ extension SignatureRequirement {
     /// keys, the document's signature good (over the document for `Ed`, over
     /// its BLAKE2b-512 hash for `ED`), the global signature over signature
     /// and trusted comment good, and fresh enough at `now`.
-    public func accept(
+    package func accept(
         _ document: [UInt8], signature bytes: [UInt8], etag: String?, now: Date, newestAccepted: Date?
     ) throws(SignatureProblem) -> AcceptedSignature {
         let signature: Minisign.Signature
@@ -35,14 +35,14 @@ extension SignatureRequirement {
 extension SignatureRequirement {
     /// The most bytes of a file a legacy (`Ed`) signature is checked over:
     /// it signs the whole file, which would have to be in memory.
-    public static let maximumLegacyFileBytes = 16 << 20
+    package static let maximumLegacyFileBytes = 16 << 20
 
     /// Accepts `signature` for the file at `path` as `accept` does for a
     /// document, hashing the file as it is read (an export of hundreds of
     /// megabytes is never in memory): a prehashed (`ED`) signature, as
     /// minisign makes by default, over any size; a legacy one over at most
     /// `maximumLegacyFileBytes`.
-    public func acceptFile(
+    package func acceptFile(
         at path: String, signature bytes: [UInt8], etag: String?, now: Date, newestAccepted: Date?
     ) throws(SignatureProblem) -> AcceptedSignature {
         let signature: Minisign.Signature

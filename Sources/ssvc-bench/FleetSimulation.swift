@@ -4,16 +4,16 @@ import SSVCCore
 /// What a version server sees from a fleet: every machine runs the real
 /// `SchedulePlanner` from the same start, and the requests are counted per
 /// second and per minute.
-public struct FleetSimulation: Sendable {
-    public var machines: Int
-    public var schedule: Schedule
-    public var policy: SchedulePolicy
+package struct FleetSimulation: Sendable {
+    package var machines: Int
+    package var schedule: Schedule
+    package var policy: SchedulePolicy
     /// How long before the start each machine last checked (overdue when
     /// longer than a period); nil for machines that never checked.
-    public var lastCheckAge: TimeInterval?
-    public var duration: TimeInterval
+    package var lastCheckAge: TimeInterval?
+    package var duration: TimeInterval
 
-    public init(machines: Int, schedule: Schedule = .daily, policy: SchedulePolicy = SchedulePolicy(),
+    package init(machines: Int, schedule: Schedule = .daily, policy: SchedulePolicy = SchedulePolicy(),
                 lastCheckAge: TimeInterval? = 3 * 86_400, duration: TimeInterval = 86_400) {
         self.machines = machines
         self.schedule = schedule
@@ -23,15 +23,15 @@ public struct FleetSimulation: Sendable {
     }
 
     /// Peak requests in any one second and any one minute, and the total.
-    public struct Load: Sendable, Equatable {
-        public var peakPerSecond: Int
-        public var peakPerMinute: Int
-        public var requests: Int
+    package struct Load: Sendable, Equatable {
+        package var peakPerSecond: Int
+        package var peakPerMinute: Int
+        package var requests: Int
     }
 
     /// The fleet as ssvcd schedules it: phases, catch-up window, regular
     /// phase points. Every check succeeds.
-    public func withPlanner(start: Date = Date(timeIntervalSince1970: 1_800_000_000)) -> Load {
+    package func withPlanner(start: Date = Date(timeIntervalSince1970: 1_800_000_000)) -> Load {
         var times: [TimeInterval] = []
         for index in 0..<machines {
             let planner = SchedulePlanner(
@@ -52,7 +52,7 @@ public struct FleetSimulation: Sendable {
     }
 
     /// The naive fleet: check at once when overdue, then every period.
-    public func checkingAtOnce() -> Load {
+    package func checkingAtOnce() -> Load {
         guard let period = schedule.fixedPeriod ?? schedule.period(at: Date(timeIntervalSince1970: 0)) else {
             return Load(peakPerSecond: 0, peakPerMinute: 0, requests: 0)
         }

@@ -9,19 +9,19 @@ import SSVCSigning
 /// groups, one seventh of the window apart, each machine in one group.
 /// The publisher may change the server's cap (`SSVCPhasedRolloutPercentage`)
 /// as the rollout goes: `caps`.
-public struct PhasedFleetSimulation: Sendable {
-    public var machines: Int
-    public var schedule: Schedule
-    public var window: TimeInterval
+package struct PhasedFleetSimulation: Sendable {
+    package var machines: Int
+    package var schedule: Schedule
+    package var window: TimeInterval
     /// Machine ids come from a generator seeded with this.
-    public var seed: UInt64
+    package var seed: UInt64
     /// T: when the version is announced.
-    public var announced: Date
+    package var announced: Date
     /// The cap the document carries, changed in this order; before the
     /// first change, none.
-    public var caps: [CapChange]
+    package var caps: [CapChange]
 
-    public init(
+    package init(
         machines: Int, schedule: Schedule = .daily, window: TimeInterval = 7 * 86_400, seed: UInt64 = 29,
         announced: Date = Date(timeIntervalSince1970: 1_800_000_000), caps: [CapChange] = []
     ) {
@@ -35,11 +35,11 @@ public struct PhasedFleetSimulation: Sendable {
 
     /// From `from` seconds after T on, the document carries `percentage`
     /// as its cap; nil: no cap (the key removed).
-    public struct CapChange: Sendable, Equatable {
-        public var from: TimeInterval
-        public var percentage: Double?
+    package struct CapChange: Sendable, Equatable {
+        package var from: TimeInterval
+        package var percentage: Double?
 
-        public init(from: TimeInterval, percentage: Double?) {
+        package init(from: TimeInterval, percentage: Double?) {
             self.from = from
             self.percentage = percentage
         }
@@ -47,41 +47,41 @@ public struct PhasedFleetSimulation: Sendable {
 
     /// The rollout paused (cap 0) from `pause` seconds after T and resumed
     /// (the key removed) at `resume`.
-    public static func paused(from pause: TimeInterval, until resume: TimeInterval) -> [CapChange] {
+    package static func paused(from pause: TimeInterval, until resume: TimeInterval) -> [CapChange] {
         [CapChange(from: pause, percentage: 0), CapChange(from: resume, percentage: nil)]
     }
 
     /// When each machine was first offered the version, in seconds after
     /// T; nil for a machine never offered it within the run.
-    public struct Rollout: Sendable {
-        public var ssvc: [TimeInterval?]
-        public var sparkle: [TimeInterval?]
+    package struct Rollout: Sendable {
+        package var ssvc: [TimeInterval?]
+        package var sparkle: [TimeInterval?]
         /// Each machine's offer time under ssvc, p × W after T.
-        public var due: [TimeInterval]
-        public var period: TimeInterval
-        public var window: TimeInterval
+        package var due: [TimeInterval]
+        package var period: TimeInterval
+        package var window: TimeInterval
         /// Machines offered the version whose status later stopped
         /// offering it: 0, as an offer is never withdrawn.
-        public var withdrawn: Int
+        package var withdrawn: Int
 
         /// The share of machines offered the version by `time` after T.
-        public func fraction(_ offers: [TimeInterval?], by time: TimeInterval) -> Double {
+        package func fraction(_ offers: [TimeInterval?], by time: TimeInterval) -> Double {
             Double(offers.count { $0.map { $0 <= time } ?? false }) / Double(max(offers.count, 1))
         }
 
         /// How many machines were first offered the version within `range`
         /// (seconds after T).
-        public func offered(_ offers: [TimeInterval?], in range: Range<TimeInterval>) -> Int {
+        package func offered(_ offers: [TimeInterval?], in range: Range<TimeInterval>) -> Int {
             offers.count { $0.map(range.contains) ?? false }
         }
 
         /// The straight line from none at T to all at T + W.
-        public func ideal(at time: TimeInterval) -> Double { min(max(time / window, 0), 1) }
+        package func ideal(at time: TimeInterval) -> Double { min(max(time / window, 0), 1) }
 
         /// The largest distance from the straight line, sampled every
         /// minute from `start` seconds after T (by default one period, when
         /// every machine has checked) to T + W.
-        public func largestGap(_ offers: [TimeInterval?], from start: TimeInterval? = nil) -> Double {
+        package func largestGap(_ offers: [TimeInterval?], from start: TimeInterval? = nil) -> Double {
             let sorted = offers.compactMap { $0 }.sorted()
             var largest = 0.0
             var index = 0
@@ -95,14 +95,14 @@ public struct PhasedFleetSimulation: Sendable {
         }
 
         /// The most machines offered the version within any one hour.
-        public func peakPerHour(_ offers: [TimeInterval?]) -> Int {
+        package func peakPerHour(_ offers: [TimeInterval?]) -> Int {
             var hours: [Int: Int] = [:]
             for offer in offers.compactMap({ $0 }) { hours[Int((offer / 3_600).rounded(.down)), default: 0] += 1 }
             return hours.values.max() ?? 0
         }
 
         /// When the last machine was offered it; nil when one never was.
-        public func last(_ offers: [TimeInterval?]) -> TimeInterval? {
+        package func last(_ offers: [TimeInterval?]) -> TimeInterval? {
             offers.contains { $0 == nil } ? nil : offers.compactMap { $0 }.max()
         }
     }
@@ -117,7 +117,7 @@ public struct PhasedFleetSimulation: Sendable {
             + #""SSVCPhasedRolloutInterval":\#(Int(window))\#(minimum)\#(percentage)}"#
     }
 
-    public func run(required: Bool = false) -> Rollout {
+    package func run(required: Bool = false) -> Rollout {
         var generator = SeededGenerator(seed: seed)
         let period = schedule.period(at: announced) ?? 86_400
         let end = announced.addingTimeInterval(max(window, caps.map(\.from).max() ?? 0) + 2 * period)

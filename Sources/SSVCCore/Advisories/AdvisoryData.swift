@@ -1,44 +1,44 @@
-public import FoundationEssentials
+import FoundationEssentials
 
 /// What the daemon keeps of an app's advisories between checks (in
 /// `state.json`): the findings of the last successful read, for the
 /// version it was read for, and the source's validators. Ignore entries
 /// are applied when the data is shown, never stored, so that one lapses
 /// without a new read.
-public struct AdvisoryData: Sendable, Equatable, Codable {
+package struct AdvisoryData: Sendable, Equatable, Codable {
     /// The last successful read of the source.
-    public var checked: Date?
+    package var checked: Date?
     /// The last read attempted, successful or not.
-    public var lastAttempt: Date?
-    public var consecutiveFailures: Int
-    public var lastError: String?
+    package var lastAttempt: Date?
+    package var consecutiveFailures: Int
+    package var lastError: String?
     /// The running version the findings were evaluated for: another one reads the source again in full.
-    public var version: String?
-    public var findings: [AdvisoryFinding]
+    package var version: String?
+    package var findings: [AdvisoryFinding]
     /// Affecting records beyond the findings kept.
-    public var omitted: Int
+    package var omitted: Int
     /// What the read could not evaluate: records skipped and named, ranges of an unordered ecosystem.
-    public var notes: [String]
+    package var notes: [String]
     /// The mirror's validators: an unchanged mirror is not read again.
-    public var etag: String?
-    public var lastModified: String?
+    package var etag: String?
+    package var lastModified: String?
     /// What the journal last said of the app's advisories: a change from
     /// it (a new advisory, a fix, an ignore entry lapsed) is said once.
-    public var reported: Reported?
+    package var reported: Reported?
     /// The newest signature time accepted for the mirror: an older one is refused as a rollback.
-    public var newestSignatureTime: Date?
+    package var newestSignatureTime: Date?
 
-    public struct Reported: Sendable, Equatable, Codable {
-        public var state: AdvisoryState
-        public var ids: [String]
+    package struct Reported: Sendable, Equatable, Codable {
+        package var state: AdvisoryState
+        package var ids: [String]
 
-        public init(state: AdvisoryState, ids: [String]) {
+        package init(state: AdvisoryState, ids: [String]) {
             self.state = state
             self.ids = ids
         }
     }
 
-    public init() {
+    package init() {
         consecutiveFailures = 0
         findings = []
         omitted = 0
@@ -46,7 +46,7 @@ public struct AdvisoryData: Sendable, Equatable, Codable {
     }
 
     /// The data after a successful read of `evaluator`'s records at `now`.
-    public func read(_ evaluator: AdvisoryEvaluator, etag: String?, lastModified: String?, at now: Date) -> AdvisoryData {
+    package func read(_ evaluator: AdvisoryEvaluator, etag: String?, lastModified: String?, at now: Date) -> AdvisoryData {
         var next = self
         next.checked = now
         next.lastAttempt = now
@@ -75,7 +75,7 @@ public struct AdvisoryData: Sendable, Equatable, Codable {
     }
 
     /// The data after a read that found the source unchanged at `now`.
-    public func unchanged(at now: Date) -> AdvisoryData {
+    package func unchanged(at now: Date) -> AdvisoryData {
         var next = self
         next.checked = now
         next.lastAttempt = now
@@ -85,7 +85,7 @@ public struct AdvisoryData: Sendable, Equatable, Codable {
     }
 
     /// The data after a failed read: the findings of the last good one are kept.
-    public func failed(_ error: String, at now: Date) -> AdvisoryData {
+    package func failed(_ error: String, at now: Date) -> AdvisoryData {
         var next = self
         next.lastAttempt = now
         next.consecutiveFailures += 1
@@ -94,7 +94,7 @@ public struct AdvisoryData: Sendable, Equatable, Codable {
     }
 
     // Files written before a field existed read with its default.
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         checked = try container.decodeIfPresent(Date.self, forKey: .checked)
         lastAttempt = try container.decodeIfPresent(Date.self, forKey: .lastAttempt)
@@ -112,39 +112,39 @@ public struct AdvisoryData: Sendable, Equatable, Codable {
 }
 
 /// `ignore-advisories`: an id, alias or upstream id not to report, until a date.
-public struct AdvisoryIgnore: Sendable, Equatable {
-    public var id: String
+package struct AdvisoryIgnore: Sendable, Equatable {
+    package var id: String
     /// The first instant the entry no longer applies (the day after `until`, 00:00 UTC); nil: for good.
-    public var lapsesAt: Date?
-    public var reason: String?
+    package var lapsesAt: Date?
+    package var reason: String?
 
-    public init(id: String, lapsesAt: Date? = nil, reason: String? = nil) {
+    package init(id: String, lapsesAt: Date? = nil, reason: String? = nil) {
         self.id = id
         self.lapsesAt = lapsesAt
         self.reason = reason
     }
 
-    public func applies(at now: Date) -> Bool { lapsesAt.map { now < $0 } ?? true }
+    package func applies(at now: Date) -> Bool { lapsesAt.map { now < $0 } ?? true }
 }
 
 /// How an app asks about advisories (its `advisories*` keys).
-public struct AdvisorySettings: Sendable, Equatable {
-    public var source: String
-    public var ecosystem: String
+package struct AdvisorySettings: Sendable, Equatable {
+    package var source: String
+    package var ecosystem: String
     /// Nil: the source package dpkg names for `version-package`, found at each check.
-    public var package: String?
-    public var ignores: [AdvisoryIgnore]
-    public var maxAgeDays: Int
-    public var maxBytes: Int
+    package var package: String?
+    package var ignores: [AdvisoryIgnore]
+    package var maxAgeDays: Int
+    package var maxBytes: Int
     /// `public-keys`: an export mirror must be signed (its signature at
     /// `signature.url`); nil: unsigned. Not for the API or a folder.
-    public var signature: SignatureRequirement?
+    package var signature: SignatureRequirement?
 
-    public static let defaultSource = "https://api.osv.dev/v1/query"
-    public static let defaultMaxAgeDays = 7
-    public static let defaultMaxBytes = 512 << 20
+    package static let defaultSource = "https://api.osv.dev/v1/query"
+    package static let defaultMaxAgeDays = 7
+    package static let defaultMaxBytes = 512 << 20
 
-    public init(
+    package init(
         source: String = defaultSource, ecosystem: String, package: String?, ignores: [AdvisoryIgnore] = [],
         maxAgeDays: Int = defaultMaxAgeDays, maxBytes: Int = defaultMaxBytes, signature: SignatureRequirement? = nil
     ) {
@@ -158,10 +158,10 @@ public struct AdvisorySettings: Sendable, Equatable {
     }
 
     /// The kind of source `source` names (SPEC §13): the API, an export zip, or a folder of records.
-    public var sourceKind: AdvisorySourceKind { AdvisorySourceKind(source) }
+    package var sourceKind: AdvisorySourceKind { AdvisorySourceKind(source) }
 }
 
-public enum AdvisorySourceKind: Sendable, Equatable {
+package enum AdvisorySourceKind: Sendable, Equatable {
     /// POST a query per package, pages followed.
     case api
     /// An OSV export (`all.zip`), over HTTP(S) or a local file.
@@ -169,7 +169,7 @@ public enum AdvisorySourceKind: Sendable, Equatable {
     /// A `file://` folder of `.json` records.
     case folder
 
-    public init(_ source: String) {
+    package init(_ source: String) {
         let path = source.split(separator: "?", maxSplits: 1).first.map(String.init) ?? source
         if path.lowercased().hasSuffix(".zip") {
             self = .zip

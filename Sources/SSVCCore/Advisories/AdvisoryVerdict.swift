@@ -1,7 +1,7 @@
-public import FoundationEssentials
+import FoundationEssentials
 
 /// Where the running version stands against published advisories.
-public enum AdvisoryState: String, Sendable, Equatable, Codable, CaseIterable {
+package enum AdvisoryState: String, Sendable, Equatable, Codable, CaseIterable {
     /// No advisory affects it (ignored ones aside).
     case clear
     /// At least one does.
@@ -14,26 +14,26 @@ public enum AdvisoryState: String, Sendable, Equatable, Codable, CaseIterable {
 /// An app's advisories as shown at one instant: the stored data read under
 /// the ignore list, the age limit and the version server's latest. Derived
 /// each time it is shown, never stored (SPEC §13).
-public struct AdvisoryVerdict: Sendable, Equatable {
-    public var state: AdvisoryState
+package struct AdvisoryVerdict: Sendable, Equatable {
+    package var state: AdvisoryState
     /// The affecting advisories that are not ignored.
-    public var advisories: [AdvisoryFinding]
+    package var advisories: [AdvisoryFinding]
     /// Ids of affecting advisories that are ignored.
-    public var ignored: [String]
+    package var ignored: [String]
     /// The advisory whose fix the version server offers: the update is then required.
-    public var requiredBy: AdvisoryFinding?
+    package var requiredBy: AdvisoryFinding?
     /// Affecting advisories past the ones kept (counted, not listed).
-    public var omitted: Int
+    package var omitted: Int
 
     /// Every affecting advisory not ignored, listed or not: the metric's count.
-    public var count: Int { advisories.count + omitted }
+    package var count: Int { advisories.count + omitted }
 
     /// - Parameters:
     ///   - latest: the newest version the app's version server names; nil
     ///     for an app without one, whose every fix counts as offered.
     ///   - scheme: the app's scheme, used when the ecosystem's order cannot
     ///     read the latest version.
-    public init(data: AdvisoryData?, settings: AdvisorySettings, latest: String?, hasServer: Bool, scheme: VersionScheme, now: Date) {
+    package init(data: AdvisoryData?, settings: AdvisorySettings, latest: String?, hasServer: Bool, scheme: VersionScheme, now: Date) {
         let inForce = Set(settings.ignores.filter { $0.applies(at: now) }.map(\.id))
         let findings = data?.findings ?? []
         advisories = findings.filter { !$0.isNamed(anyOf: inForce) }
@@ -63,17 +63,17 @@ public struct AdvisoryVerdict: Sendable, Equatable {
     }
 
     /// The note `update-required` carries when an advisory made it so.
-    public var requiredNote: String? {
+    package var requiredNote: String? {
         requiredBy.map { finding in "required: \(finding.id) is fixed in \(finding.fixed ?? "")" }
     }
 
     /// What the journal says of this verdict, to tell a change.
-    public var reported: AdvisoryData.Reported {
+    package var reported: AdvisoryData.Reported {
         AdvisoryData.Reported(state: state, ids: advisories.map(\.id))
     }
 
     /// Ids that apply again because their ignore entry lapsed before `now`.
-    public static func lapsed(_ ids: [String], settings: AdvisorySettings, findings: [AdvisoryFinding], now: Date) -> [String] {
+    package static func lapsed(_ ids: [String], settings: AdvisorySettings, findings: [AdvisoryFinding], now: Date) -> [String] {
         ids.filter { id in
             guard let finding = findings.first(where: { $0.id == id }) else { return false }
             return settings.ignores.contains { !$0.applies(at: now) && finding.isNamed($0.id) }
@@ -81,5 +81,5 @@ public struct AdvisoryVerdict: Sendable, Equatable {
     }
 
     /// Affected with no fix offered: `ssvcctl status` and `check` exit 13.
-    public var affectedWithoutFix: Bool { state == .affected && requiredBy == nil }
+    package var affectedWithoutFix: Bool { state == .affected && requiredBy == nil }
 }

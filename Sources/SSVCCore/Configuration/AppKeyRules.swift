@@ -7,9 +7,9 @@ import FoundationEssentials
 /// puts the name in front as it spells it (`app.tag-pattern: …`,
 /// `--tag-pattern: …`), so both say the same after it. Numbers keep to
 /// their keys' ranges (`AppKeys`); a JSON Pointer's rule is `JSONPointer(parsing:)`'s.
-public enum AppKeyRules {
+package enum AppKeyRules {
     /// The keys that apply to one format alone, in the order they are checked.
-    public static let formatKeys: [(key: String, format: ResponseFormat)] = [
+    package static let formatKeys: [(key: String, format: ResponseFormat)] = [
         (AppKeys.includePrereleases.name, .github), (AppKeys.tagPrefix.name, .github), (AppKeys.tagPattern.name, .github),
         (AppKeys.versionPointer.name, .json), (AppKeys.datePointer.name, .json), (AppKeys.minimumVersionPointer.name, .json),
         (AppKeys.urlPointer.name, .json), (AppKeys.rolloutPercentagePointer.name, .json),
@@ -18,14 +18,14 @@ public enum AppKeyRules {
 
     /// Why `key` may not be set for an app of `format`: it belongs to
     /// another format. Nil when it may.
-    public static func formatProblem(key: String, format: ResponseFormat) -> String? {
+    package static func formatProblem(key: String, format: ResponseFormat) -> String? {
         guard let owner = formatKeys.first(where: { $0.key == key })?.format, owner != format else { return nil }
         return "applies to format \(owner.rawValue) only"
     }
 
     /// Why `text` will not do as `max-version` or one of `ignore-versions`:
     /// it is no version under the app's scheme, or no version string.
-    public static func versionLimitProblem(_ text: String, scheme: VersionScheme) -> String? {
+    package static func versionLimitProblem(_ text: String, scheme: VersionScheme) -> String? {
         if let problem = DisplayText.versionProblem(text) { return "not a version string: \(problem)" }
         do { try scheme.validate(text) } catch { return error.description }
         return nil
@@ -33,13 +33,13 @@ public enum AppKeyRules {
 
     /// Why an app of `format` cannot go without `version-pointer`: `json`
     /// finds its version only through it.
-    public static func versionPointerProblem(given: Bool, format: ResponseFormat) -> String? {
+    package static func versionPointerProblem(given: Bool, format: ResponseFormat) -> String? {
         format == .json && !given ? "missing: format json needs it (such as \"/info/version\")" : nil
     }
 
     /// Why `appID` will not do for an app of `format`: a Turkcell document
     /// is for the app whose id equals its `packageName`, never the empty one.
-    public static func appIDProblem(_ appID: String?, format: ResponseFormat) -> String? {
+    package static func appIDProblem(_ appID: String?, format: ResponseFormat) -> String? {
         format == .turkcell && (appID ?? "").isEmpty
             ? "format turkcell needs one: the document's packageName must equal it" : nil
     }
@@ -47,7 +47,7 @@ public enum AppKeyRules {
     /// Why `pattern` cannot pick the version out of a tag: it is no pattern
     /// ssvc matches in linear time, or it has no capture group to hold the
     /// version.
-    public static func tagPatternProblem(_ pattern: String) -> String? {
+    package static func tagPatternProblem(_ pattern: String) -> String? {
         let compiled: LinearPattern
         do {
             compiled = try LinearPattern(pattern)
@@ -59,7 +59,7 @@ public enum AppKeyRules {
 
     /// Why `name` is not a Debian package whose version dpkg could hold:
     /// Debian policy's names, with an optional `:architecture`.
-    public static func versionPackageProblem(_ name: String) -> String? {
+    package static func versionPackageProblem(_ name: String) -> String? {
         isPackageName(name)
             ? nil : "'\(name)' is not a Debian package name (lower-case letters, digits, '+', '-', '.', and an optional ':architecture')"
     }
@@ -77,20 +77,20 @@ public enum AppKeyRules {
     /// host, a port past 65535), or holding a space or a control
     /// character, which a URL carries percent-encoded. The rule of `url`
     /// and `signature-url`.
-    public static func urlProblem(_ url: String) -> String? {
+    package static func urlProblem(_ url: String) -> String? {
         fetchProblem(url).map { "'\(URLText.masked(url))': \($0)" }
     }
 
     /// What is wrong with `advisories-url`: a URL as `url` takes, and a
     /// `file://` one names an export (`.zip`) or a folder of records.
-    public static func advisoriesURLProblem(_ url: String) -> String? {
+    package static func advisoriesURLProblem(_ url: String) -> String? {
         urlProblem(url)
     }
 
     /// What is wrong with an ecosystem, a package name or an advisory id
     /// given in the configuration: empty, over 256 bytes, or holding a
     /// control character; nil when nothing is.
-    public static func advisoryNameProblem(_ name: String) -> String? {
+    package static func advisoryNameProblem(_ name: String) -> String? {
         if name.isEmpty { return "empty" }
         if name.utf8.count > OSVRecord.maximumIdentifierBytes { return "longer than \(OSVRecord.maximumIdentifierBytes) bytes" }
         if name.unicodeScalars.contains(where: DisplayText.isControl) {
@@ -114,7 +114,7 @@ public enum AppKeyRules {
     /// What keeps an http or https `url` from being fetched, in words; nil
     /// when nothing does. The fetcher asks it of every redirect's target
     /// too. The port is checked here: NIO traps on one past 65535.
-    public static func httpURLProblem(_ url: String) -> String? {
+    package static func httpURLProblem(_ url: String) -> String? {
         guard let parsed = URL(string: url), let scheme = parsed.scheme?.lowercased() else { return "not a URL" }
         guard scheme == "http" || scheme == "https" else { return "not an http or https URL" }
         guard let host = parsed.host(percentEncoded: false), !host.isEmpty else { return "no host" }

@@ -5,14 +5,14 @@
 /// `ssvcctl evaluate` checks the options named after app keys with it,
 /// `--check-config` suggests among the declared names, and a test holds
 /// each entry of ssvcd.toml(5) to it.
-public struct ConfigurationKey<Value: Sendable>: Sendable {
-    public let name: String
-    public let form: KeyForm
+package struct ConfigurationKey<Value: Sendable>: Sendable {
+    package let name: String
+    package let form: KeyForm
     /// The value when the key is not set; nil when there is none, or when
     /// it depends on other keys (the manual page says on which).
-    public let defaultValue: Value?
+    package let defaultValue: Value?
     /// What the key does, in one line.
-    public let summary: String
+    package let summary: String
     private let decoder: @Sendable (ConfigValue) -> Result<Value, KeyProblem>
 
     private init(
@@ -28,12 +28,12 @@ public struct ConfigurationKey<Value: Sendable>: Sendable {
 
     /// `value` as this key's value, or why it is not one (the key's name
     /// left out).
-    public func decode(_ value: ConfigValue) throws(KeyProblem) -> Value {
+    package func decode(_ value: ConfigValue) throws(KeyProblem) -> Value {
         try decoder(value).get()
     }
 
     /// The declaration without its type, for lists of keys.
-    public var entry: KeyEntry {
+    package var entry: KeyEntry {
         KeyEntry(name: name, form: form, defaultText: defaultValue.flatMap { KeyEntry.text($0) }, summary: summary)
     }
 
@@ -43,16 +43,16 @@ public struct ConfigurationKey<Value: Sendable>: Sendable {
 }
 
 extension ConfigurationKey where Value == String {
-    public init(_ name: String, _ summary: String) {
+    package init(_ name: String, _ summary: String) {
         self.init(name, .string, summary)
     }
 
-    public init(_ name: String, default defaultValue: String, _ summary: String) {
+    package init(_ name: String, default defaultValue: String, _ summary: String) {
         self.init(name, .string, default: defaultValue, summary)
     }
 
     /// A string key; `form` says what the string is (a path, a URL, a name…).
-    public init(_ name: String, _ form: KeyForm, default defaultValue: String? = nil, _ summary: String) {
+    package init(_ name: String, _ form: KeyForm, default defaultValue: String? = nil, _ summary: String) {
         self.init(name, form: form, default: defaultValue, summary: summary) { value in
             if let text = value.string { return .success(text) }
             return .failure(Self.mismatch("a string", value))
@@ -61,7 +61,7 @@ extension ConfigurationKey where Value == String {
 }
 
 extension ConfigurationKey where Value == Bool {
-    public init(_ name: String, default defaultValue: Bool, _ summary: String) {
+    package init(_ name: String, default defaultValue: Bool, _ summary: String) {
         self.init(name, form: .boolean, default: defaultValue, summary: summary) { value in
             if let flag = value.bool { return .success(flag) }
             return .failure(Self.mismatch("true or false", value))
@@ -72,7 +72,7 @@ extension ConfigurationKey where Value == Bool {
 extension ConfigurationKey where Value == Int {
     /// An integer within `range`: every count, size and duration has one,
     /// so that no configured number reaches arithmetic that would trap.
-    public init(_ name: String, range: ClosedRange<Int>, default defaultValue: Int? = nil, _ summary: String) {
+    package init(_ name: String, range: ClosedRange<Int>, default defaultValue: Int? = nil, _ summary: String) {
         self.init(name, form: .integer(range), default: defaultValue, summary: summary) { value in
             guard let number = value.int else { return .failure(Self.mismatch("an integer", value)) }
             if let problem = range.problem(number) { return .failure(KeyProblem(problem)) }
@@ -80,7 +80,7 @@ extension ConfigurationKey where Value == Int {
         }
     }
 
-    public var range: ClosedRange<Int> {
+    package var range: ClosedRange<Int> {
         if case let .integer(range) = form { return range }
         return Int.min...Int.max
     }
@@ -88,7 +88,7 @@ extension ConfigurationKey where Value == Int {
 
 extension ConfigurationKey where Value == Double {
     /// A finite number within `range`; an integer is taken as it is.
-    public init(_ name: String, range: ClosedRange<Double>, default defaultValue: Double? = nil, _ summary: String) {
+    package init(_ name: String, range: ClosedRange<Double>, default defaultValue: Double? = nil, _ summary: String) {
         self.init(name, form: .number(range), default: defaultValue, summary: summary) { value in
             guard let number = value.double ?? value.int.map(Double.init) else { return .failure(Self.mismatch("a number", value)) }
             if let problem = range.problem(number) { return .failure(KeyProblem(problem)) }
@@ -96,19 +96,19 @@ extension ConfigurationKey where Value == Double {
         }
     }
 
-    public var range: ClosedRange<Double> {
+    package var range: ClosedRange<Double> {
         if case let .number(range) = form { return range }
         return -Double.greatestFiniteMagnitude...Double.greatestFiniteMagnitude
     }
 }
 
 extension ConfigurationKey where Value == [String] {
-    public init(_ name: String, _ summary: String) {
+    package init(_ name: String, _ summary: String) {
         self.init(name, .strings, summary)
     }
 
     /// An array of strings; `form` says what each is.
-    public init(_ name: String, _ form: KeyForm, _ summary: String) {
+    package init(_ name: String, _ form: KeyForm, _ summary: String) {
         self.init(name, form: form, default: nil, summary: summary) { value in
             guard let array = value.array else { return .failure(Self.mismatch("an array of strings", value)) }
             var strings: [String] = []
@@ -124,7 +124,7 @@ extension ConfigurationKey where Value == [String] {
 extension ConfigurationKey where Value == [String: String] {
     /// A table of strings, such as `headers`: a value that is no string is
     /// named with its key (`headers.X-Fleet`).
-    public init(table name: String, _ summary: String) {
+    package init(table name: String, _ summary: String) {
         self.init(name, form: .table, default: [:], summary: summary) { value in
             guard let table = value.table else { return .failure(Self.mismatch("a table", value)) }
             var result: [String: String] = [:]
@@ -141,7 +141,7 @@ extension ConfigurationKey where Value == [String: String] {
 
 extension ConfigurationKey where Value: RawRepresentable & CaseIterable, Value.RawValue == String {
     /// One of `Value`'s cases, by its raw value.
-    public init(_ name: String, default defaultValue: Value? = nil, _ summary: String) {
+    package init(_ name: String, default defaultValue: Value? = nil, _ summary: String) {
         self.init(name, form: .choice(Value.allCases.map(\.rawValue)), default: defaultValue, summary: summary) { value in
             guard let text = value.string else { return .failure(Self.mismatch("a string", value)) }
             guard let choice = Value(rawValue: text) else {
@@ -154,7 +154,7 @@ extension ConfigurationKey where Value: RawRepresentable & CaseIterable, Value.R
 }
 
 /// What a key takes, as ssvcd.toml(5) writes it after `*key* =`.
-public enum KeyForm: Sendable, Equatable {
+package enum KeyForm: Sendable, Equatable {
     case string, name, path, url, boolean, strings, table, pointer, pattern, version, versions
     case integer(ClosedRange<Int>)
     case number(ClosedRange<Double>)
@@ -162,7 +162,7 @@ public enum KeyForm: Sendable, Equatable {
     /// Any other value, written as the manual page writes it.
     case written(String)
 
-    public var manual: String {
+    package var manual: String {
         switch self {
         case .string: "_string_"
         case .name: "_name_"
@@ -185,12 +185,12 @@ public enum KeyForm: Sendable, Equatable {
 
 /// A key's declaration without its value's type: lists of keys (the
 /// known keys of a table, suggestions, the manual page's test).
-public struct KeyEntry: Sendable, Equatable {
-    public let name: String
-    public let form: KeyForm
+package struct KeyEntry: Sendable, Equatable {
+    package let name: String
+    package let form: KeyForm
     /// The default as text (`30`, `daily`, `false`); nil without one.
-    public let defaultText: String?
-    public let summary: String
+    package let defaultText: String?
+    package let summary: String
 
     /// `30` for 30.0, a choice by its raw value, anything else as Swift
     /// prints it; nil for an empty table, which is no default to speak of.
@@ -207,11 +207,11 @@ public struct KeyEntry: Sendable, Equatable {
 /// Why a value will not do for a key, in words that leave out the key's
 /// name; `member` is what follows the name for a part of the value
 /// (`.X-Fleet` of `headers`).
-public struct KeyProblem: Error, Sendable, Equatable, CustomStringConvertible {
-    public let member: String
-    public let description: String
+package struct KeyProblem: Error, Sendable, Equatable, CustomStringConvertible {
+    package let member: String
+    package let description: String
 
-    public init(member: String = "", _ description: String) {
+    package init(member: String = "", _ description: String) {
         self.member = member
         self.description = description
     }
@@ -219,7 +219,7 @@ public struct KeyProblem: Error, Sendable, Equatable, CustomStringConvertible {
 
 extension ClosedRange where Bound == Int {
     /// Why `number` is refused by a key of this range; nil when within.
-    public func problem(_ number: Int) -> String? {
+    package func problem(_ number: Int) -> String? {
         contains(number) ? nil : "must be from \(lowerBound) to \(upperBound), found \(number)"
     }
 }
@@ -227,7 +227,7 @@ extension ClosedRange where Bound == Int {
 extension ClosedRange where Bound == Double {
     /// The same for a number that may have a fraction: infinity and NaN
     /// are never within.
-    public func problem(_ number: Double) -> String? {
+    package func problem(_ number: Double) -> String? {
         number.isFinite && contains(number)
             ? nil : "must be from \(Double.rangeText(lowerBound)) to \(Double.rangeText(upperBound)), found \(Double.rangeText(number))"
     }
@@ -243,7 +243,7 @@ extension Double {
 extension ConfigurationKey where Value == ConfigValue {
     /// A key whose value its reader takes apart itself (`ignore-advisories`:
     /// ids and tables in one array).
-    public init(_ name: String, _ form: KeyForm, _ summary: String) {
+    package init(_ name: String, _ form: KeyForm, _ summary: String) {
         self.init(name, form: form, default: nil, summary: summary) { .success($0) }
     }
 }

@@ -3,22 +3,22 @@
 /// subdomains, with or without a leading dot), IP addresses (matched
 /// exactly; IPv6 with or without brackets), or `*` for every host.
 /// Matching ignores case and white space around entries.
-public struct NoProxyList: Sendable, Equatable {
-    public let entries: [String]
+package struct NoProxyList: Sendable, Equatable {
+    package let entries: [String]
 
-    public init(_ entries: [String]) {
+    package init(_ entries: [String]) {
         self.entries = entries.map { Self.normalize($0) }.filter { !$0.isEmpty }
     }
 
     /// The list in a `NO_PROXY` value.
-    public init(parsing value: String) {
+    package init(parsing value: String) {
         self.init(value.split(separator: ",").map(String.init))
     }
 
-    public static let empty = NoProxyList([])
+    package static let empty = NoProxyList([])
 
     /// Whether requests to `host` go direct.
-    public func bypasses(_ host: String) -> Bool {
+    package func bypasses(_ host: String) -> Bool {
         let host = Self.normalize(host)
         guard !host.isEmpty else { return false }
         for entry in entries {

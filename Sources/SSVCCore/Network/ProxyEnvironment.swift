@@ -3,13 +3,13 @@
 /// only: `HTTP_PROXY` can be set by a CGI request's `Proxy:` header) for
 /// http, `all_proxy` or `ALL_PROXY` for either when those are unset, and
 /// `no_proxy` or `NO_PROXY`. Lower case wins; empty means unset.
-public struct ProxyEnvironment: Sendable, Equatable {
-    public var https: ProxyServer?
-    public var http: ProxyServer?
-    public var all: ProxyServer?
-    public var noProxy: NoProxyList
+package struct ProxyEnvironment: Sendable, Equatable {
+    package var https: ProxyServer?
+    package var http: ProxyServer?
+    package var all: ProxyServer?
+    package var noProxy: NoProxyList
 
-    public init(https: ProxyServer? = nil, http: ProxyServer? = nil, all: ProxyServer? = nil, noProxy: NoProxyList = .empty) {
+    package init(https: ProxyServer? = nil, http: ProxyServer? = nil, all: ProxyServer? = nil, noProxy: NoProxyList = .empty) {
         self.https = https
         self.http = http
         self.all = all
@@ -18,7 +18,7 @@ public struct ProxyEnvironment: Sendable, Equatable {
 
     /// Reads `variables`; a proxy URL that does not parse is an error that
     /// names its variable.
-    public init(_ variables: [String: String]) throws(ProxyServer.Invalid) {
+    package init(_ variables: [String: String]) throws(ProxyServer.Invalid) {
         func value(_ names: String...) -> (name: String, value: String)? {
             for name in names {
                 if let value = variables[name], !value.trimming(" \t").isEmpty { return (name, value) }

@@ -1,26 +1,26 @@
 /// Which proxy a request goes through, if any. An app's own `proxy` wins,
 /// then `[daemon]`'s `proxy` and `no-proxy` (each overriding its
 /// environment counterpart), then the environment's variables.
-public struct ProxyPolicy: Sendable, Equatable {
+package struct ProxyPolicy: Sendable, Equatable {
     /// `proxy = "none"` or `proxy = "http://…"`.
-    public enum Setting: Sendable, Equatable {
+    package enum Setting: Sendable, Equatable {
         case direct
         case server(ProxyServer)
 
         /// `"none"` (any case) or a proxy URL.
-        public init(parsing text: String) throws(ProxyServer.Invalid) {
+        package init(parsing text: String) throws(ProxyServer.Invalid) {
             self = text.trimming(" \t").lowercased() == "none" ? .direct : .server(try ProxyServer(parsing: text))
         }
     }
 
-    public var environment: ProxyEnvironment
-    public var daemon: Setting?
-    public var daemonNoProxy: NoProxyList?
+    package var environment: ProxyEnvironment
+    package var daemon: Setting?
+    package var daemonNoProxy: NoProxyList?
     /// The app's own setting: used for every request of the app, the
     /// no-proxy list notwithstanding.
-    public var app: Setting?
+    package var app: Setting?
 
-    public init(environment: ProxyEnvironment = ProxyEnvironment(), daemon: Setting? = nil, daemonNoProxy: NoProxyList? = nil, app: Setting? = nil) {
+    package init(environment: ProxyEnvironment = ProxyEnvironment(), daemon: Setting? = nil, daemonNoProxy: NoProxyList? = nil, app: Setting? = nil) {
         self.environment = environment
         self.daemon = daemon
         self.daemonNoProxy = daemonNoProxy
@@ -29,7 +29,7 @@ public struct ProxyPolicy: Sendable, Equatable {
 
     /// The proxy for a request to `host` by `scheme` (`http` or `https`);
     /// nil to go direct. Asked again for each redirect target.
-    public func server(scheme: String, host: String) -> ProxyServer? {
+    package func server(scheme: String, host: String) -> ProxyServer? {
         let chosen: Setting
         if let app {
             chosen = app

@@ -7,17 +7,17 @@ import FoundationEssentials
 /// `description` hides the user and password, and is what goes into errors, the
 /// journal and the status: the credentials go nowhere but the
 /// `Proxy-Authorization` header.
-public struct ProxyServer: Sendable, Hashable, CustomStringConvertible {
-    public let host: String
-    public let port: Int
-    public let user: String?
-    public let password: String?
+package struct ProxyServer: Sendable, Hashable, CustomStringConvertible {
+    package let host: String
+    package let port: Int
+    package let user: String?
+    package let password: String?
 
-    public struct Invalid: Error, Equatable, CustomStringConvertible {
-        public let description: String
+    package struct Invalid: Error, Equatable, CustomStringConvertible {
+        package let description: String
     }
 
-    public init(host: String, port: Int, user: String? = nil, password: String? = nil) {
+    package init(host: String, port: Int, user: String? = nil, password: String? = nil) {
         self.host = host
         self.port = port
         self.user = user
@@ -25,7 +25,7 @@ public struct ProxyServer: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Parses `text`; the error names the URL with its password hidden.
-    public init(parsing text: String) throws(Invalid) {
+    package init(parsing text: String) throws(Invalid) {
         let trimmed = text.trimming(" \t")
         let written = trimmed.contains("://") ? trimmed : "http://" + trimmed
         guard let url = URL(string: written), let scheme = url.scheme?.lowercased() else {
@@ -54,7 +54,7 @@ public struct ProxyServer: Sendable, Hashable, CustomStringConvertible {
 
     /// `http://***@host:port` (user and password hidden, as
     /// `URLText.masked` hides them), or `http://host:port` without a user.
-    public var description: String {
+    package var description: String {
         let shownHost = host.contains(":") ? "[\(host)]" : host
         let credentials = user == nil ? "" : "***@"
         return "http://\(credentials)\(shownHost):\(port)"

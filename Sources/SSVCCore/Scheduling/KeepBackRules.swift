@@ -1,24 +1,24 @@
-public import FoundationEssentials
+import FoundationEssentials
 
 /// What keeps a newer version back on this machine (SPEC §14): the app's
 /// `max-version` and `ignore-versions`, and a hold set at run time with
 /// `ssvcctl hold`. They defer optional updates only: a required one is
 /// never kept back.
-public struct KeepBackRules: Sendable, Equatable {
+package struct KeepBackRules: Sendable, Equatable {
     /// No offer above this version (`max-version`).
-    public var maxVersion: String?
+    package var maxVersion: String?
     /// Versions never offered (`ignore-versions`).
-    public var ignoreVersions: [String]
+    package var ignoreVersions: [String]
     /// The hold in force, from the state file.
-    public var hold: Hold?
+    package var hold: Hold?
     /// The app's scheme, under which every version here compares.
-    public var scheme: VersionScheme
+    package var scheme: VersionScheme
     /// The app's version numbers are packed from its keys (it sets no
     /// `version-number`): a limit compares with a document that names
     /// only a number through its own packed number.
-    public var packedNumbers: Bool
+    package var packedNumbers: Bool
 
-    public init(
+    package init(
         maxVersion: String? = nil, ignoreVersions: [String] = [], hold: Hold? = nil, scheme: VersionScheme, packedNumbers: Bool = false
     ) {
         self.maxVersion = maxVersion
@@ -33,7 +33,7 @@ public struct KeepBackRules: Sendable, Equatable {
     /// `ignore-versions`. A decision that names only a number is compared
     /// with the limits' numbers: a hold's recorded one, else each limit's
     /// packed number when the app's numbers are packed.
-    public func keepsBack(_ decision: Decision) -> HeldBy? {
+    package func keepsBack(_ decision: Decision) -> HeldBy? {
         guard let key = decision.latestVersion else {
             guard let number = decision.latestVersionNumber else { return nil }
             if let held = hold.flatMap({ $0.number ?? self.number($0.version) }), number > held { return .hold }
@@ -51,7 +51,7 @@ public struct KeepBackRules: Sendable, Equatable {
     /// required update shows through the one that would keep it back, or
     /// that a limit cannot apply to an update that names no version key
     /// it could compare with. Derived each time, never stored.
-    public func note(for decision: Decision) -> String? {
+    package func note(for decision: Decision) -> String? {
         guard decision.updateAvailable else { return nil }
         if let by = keepsBack(decision) {
             return decision.updateRequired ? "required: \(named(by)) does not defer it" : nil
@@ -62,7 +62,7 @@ public struct KeepBackRules: Sendable, Equatable {
     /// The limits let `decision`'s offer stand: nothing keeps it back, and
     /// each limit could tell (an offer no limit can compare with does not
     /// stand beside one they keep back).
-    public func allow(_ decision: Decision) -> Bool {
+    package func allow(_ decision: Decision) -> Bool {
         keepsBack(decision) == nil && uncompared(decision) == nil
     }
 
@@ -79,7 +79,7 @@ public struct KeepBackRules: Sendable, Equatable {
     }
 
     /// What `by` says in a status line: "the hold at 1.2", "max-version 1.5".
-    public func named(_ by: HeldBy) -> String {
+    package func named(_ by: HeldBy) -> String {
         switch by {
         case .hold: "the hold at \(hold?.version ?? "?")"
         case .maxVersion: "max-version \(maxVersion ?? "?")"
@@ -104,21 +104,21 @@ public struct KeepBackRules: Sendable, Equatable {
 }
 
 /// What kept a version back: the spelling `heldBy` uses.
-public enum HeldBy: String, Sendable, Equatable, Codable {
+package enum HeldBy: String, Sendable, Equatable, Codable {
     case hold
     case maxVersion = "max-version"
     case ignoreVersions = "ignore-versions"
 }
 
 /// `ssvcctl hold`: no offer above `version` until `ssvcctl unhold`.
-public struct Hold: Sendable, Equatable, Codable {
+package struct Hold: Sendable, Equatable, Codable {
     /// The version held at: the one named, else the one running when the hold was set.
-    public var version: String
+    package var version: String
     /// That version's number, when it was the running one and had one.
-    public var number: UInt64?
-    public var since: Date
+    package var number: UInt64?
+    package var since: Date
 
-    public init(version: String, number: UInt64? = nil, since: Date) {
+    package init(version: String, number: UInt64? = nil, since: Date) {
         self.version = version
         self.number = number
         self.since = since
@@ -127,7 +127,7 @@ public struct Hold: Sendable, Equatable, Codable {
     /// Why the hold cannot apply under `scheme` (a version named in a
     /// `Hold` call, a hold set under another scheme, an edited state
     /// file): the rules the app keys follow. Nil when it can.
-    public func problem(scheme: VersionScheme) -> String? {
+    package func problem(scheme: VersionScheme) -> String? {
         AppKeyRules.versionLimitProblem(version, scheme: scheme)
     }
 }
@@ -138,11 +138,11 @@ public struct Hold: Sendable, Equatable, Codable {
 /// Its two decisions live in a box of their own: every app's state holds
 /// a `HeldBack?` inline, and two decisions inline would cost each of a
 /// thousand apps half a kilobyte while nothing is held.
-public struct HeldBack: Sendable, Equatable, Codable {
-    public var version: String
-    public var by: HeldBy
+package struct HeldBack: Sendable, Equatable, Codable {
+    package var version: String
+    package var by: HeldBy
     /// When this machine first kept this version back for this reason.
-    public var since: Date
+    package var since: Date
     private var box: Box
 
     private final class Box: Sendable {
@@ -156,18 +156,18 @@ public struct HeldBack: Sendable, Equatable, Codable {
     }
 
     /// The document's decision, in force once nothing keeps it back.
-    public var decision: Decision { box.decision }
+    package var decision: Decision { box.decision }
 
     /// The offer in force here when a limit first kept a version back (this
     /// one, or an older one): once the limits allow it again it is in force
     /// again at once, whatever the rollout says by then (an offer made is
     /// never withdrawn by the rollout). Nil when none was.
-    public var withdrawn: Decision? {
+    package var withdrawn: Decision? {
         get { box.withdrawn }
         set { box = Box(decision: box.decision, withdrawn: newValue) }
     }
 
-    public init(version: String, by: HeldBy, since: Date, decision: Decision, withdrawn: Decision? = nil) {
+    package init(version: String, by: HeldBy, since: Date, decision: Decision, withdrawn: Decision? = nil) {
         self.version = version
         self.by = by
         self.since = since
@@ -178,7 +178,7 @@ public struct HeldBack: Sendable, Equatable, Codable {
         case version, by, since, decision, withdrawn
     }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         try self.init(
             version: container.decode(String.self, forKey: .version), by: container.decode(HeldBy.self, forKey: .by),
@@ -187,7 +187,7 @@ public struct HeldBack: Sendable, Equatable, Codable {
         )
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(version, forKey: .version)
         try container.encode(by, forKey: .by)
@@ -196,7 +196,7 @@ public struct HeldBack: Sendable, Equatable, Codable {
         try container.encodeIfPresent(withdrawn, forKey: .withdrawn)
     }
 
-    public static func == (lhs: HeldBack, rhs: HeldBack) -> Bool {
+    package static func == (lhs: HeldBack, rhs: HeldBack) -> Bool {
         lhs.version == rhs.version && lhs.by == rhs.by && lhs.since == rhs.since && lhs.decision == rhs.decision && lhs.withdrawn == rhs.withdrawn
     }
 }

@@ -1,4 +1,4 @@
-public import FoundationEssentials
+import FoundationEssentials
 
 /// Phased offers (SPEC §5): a newer version that is not required reaches a
 /// fleet over a window rather than at every machine's next check.
@@ -8,18 +8,18 @@ public import FoundationEssentials
 /// machine's app-specific id, the app and the version, so that each release
 /// draws a new order of machines, and it is the same in every process and
 /// release of ssvc; `rollout-position` pins it.
-public enum PhasedRollout {
+package enum PhasedRollout {
     /// What a machine's configuration says about phasing one app.
-    public struct Settings: Sendable, Equatable {
-        public var app: String
+    package struct Settings: Sendable, Equatable {
+        package var app: String
         /// The app's `phased-rollout-seconds`; nil: the document's window.
-        public var window: TimeInterval?
+        package var window: TimeInterval?
         /// `[daemon] rollout-position`; nil: drawn for each version.
-        public var pinnedPosition: Double?
+        package var pinnedPosition: Double?
         /// This machine's app-specific id (hex), never its raw machine id.
-        public var machine: String
+        package var machine: String
 
-        public init(app: String, window: TimeInterval? = nil, pinnedPosition: Double? = nil, machine: String) {
+        package init(app: String, window: TimeInterval? = nil, pinnedPosition: Double? = nil, machine: String) {
             self.app = app
             self.window = window
             self.pinnedPosition = pinnedPosition
@@ -27,12 +27,12 @@ public enum PhasedRollout {
         }
 
         /// W for `document`: the app's window, else the document's; 0: no phasing.
-        public func window(for document: Decision) -> TimeInterval {
+        package func window(for document: Decision) -> TimeInterval {
             max(window ?? document.rolloutWindow.map { TimeInterval($0) } ?? 0, 0)
         }
 
         /// The position of this machine for `version` of the app.
-        public func position(for version: String) -> Double {
+        package func position(for version: String) -> Double {
             pinnedPosition.map { min(max($0, 0), 1) } ?? PhasedRollout.position(machine: machine, app: app, version: version)
         }
     }
@@ -41,12 +41,12 @@ public enum PhasedRollout {
     /// the decision in force and, while a newer version waits for this
     /// machine's turn, that offer; or, while a hold or a limit keeps it
     /// back, what it is and what keeps it.
-    public struct Settled: Sendable, Equatable {
-        public var decision: Decision
-        public var pending: PhasedOffer?
-        public var held: HeldBack?
+    package struct Settled: Sendable, Equatable {
+        package var decision: Decision
+        package var pending: PhasedOffer?
+        package var held: HeldBack?
 
-        public init(decision: Decision, pending: PhasedOffer? = nil, held: HeldBack? = nil) {
+        package init(decision: Decision, pending: PhasedOffer? = nil, held: HeldBack? = nil) {
             self.decision = decision
             self.pending = pending
             self.held = held
@@ -54,21 +54,21 @@ public enum PhasedRollout {
     }
 
     /// The machine's place in the rollout of `version` of `app`.
-    public static func position(machine: String, app: String, version: String) -> Double {
+    package static func position(machine: String, app: String, version: String) -> Double {
         StableHash.fraction(machine + "\u{0}" + app + "\u{0}" + version)
     }
 
     /// How a version is named for phasing: its key, else its number. A
     /// decision that names neither (a Turkcell update with only a target
     /// URL, SSVC's draft flag alone) is not phased.
-    public static func version(of decision: Decision) -> String? {
+    package static func version(of decision: Decision) -> String? {
         decision.latestVersion ?? decision.latestVersionNumber.map(String.init)
     }
 
     /// The share of a fleet offered a version announced at `announced`
     /// with window `window` by `now`, once every machine has checked: the
     /// straight line a rollout follows.
-    public static func offeredFraction(announced: Date, window: TimeInterval, now: Date) -> Double {
+    package static func offeredFraction(announced: Date, window: TimeInterval, now: Date) -> Double {
         guard window > 0 else { return now >= announced ? 1 : 0 }
         return min(max(now.timeIntervalSince(announced) / window, 0), 1)
     }
@@ -79,9 +79,9 @@ public enum PhasedRollout {
     }
 
     /// The latest offer time there is: the last second RFC 3339 can write.
-    public static let latestOffer = Date(timeIntervalSince1970: CivilTime.representableSeconds.upperBound)
+    package static let latestOffer = Date(timeIntervalSince1970: CivilTime.representableSeconds.upperBound)
     /// The longest rollout window, from a document or `phased-rollout-seconds`: 366 days.
-    public static let maximumWindowSeconds: UInt64 = 31_622_400
+    package static let maximumWindowSeconds: UInt64 = 31_622_400
 
     /// The decision in force at `now` for a document that decided
     /// `document`.
@@ -108,7 +108,7 @@ public enum PhasedRollout {
     /// version; nil when there was none or the running version changed.
     /// `previouslyHeld` keeps the time a version was first kept back, and
     /// the offer a limit withdrew, which counts as in force as `offered` does.
-    public static func settle(
+    package static func settle(
         _ document: Decision, settings: Settings?, limits: KeepBackRules? = nil, firstSeen: Date, offered: Decision?,
         previouslyHeld: HeldBack? = nil, now: Date
     ) -> Settled {
@@ -162,24 +162,24 @@ public enum PhasedRollout {
 
 /// A newer version this machine is not offered yet, and the decision that
 /// will be in force once it is.
-public struct PhasedOffer: Sendable, Equatable, Codable {
-    public var version: String
+package struct PhasedOffer: Sendable, Equatable, Codable {
+    package var version: String
     /// T: the document's date, else when this machine first saw the version.
-    public var announcedAt: Date
+    package var announcedAt: Date
     /// W, in seconds.
-    public var window: TimeInterval
+    package var window: TimeInterval
     /// p, in [0, 1].
-    public var position: Double
+    package var position: Double
     /// T + p × W.
-    public var offerAt: Date
+    package var offerAt: Date
     /// The server's cap in force when the offer was settled, below 100;
     /// nil: none.
-    public var cap: Double?
+    package var cap: Double?
     /// The document's decision, in force from `offerAt` once p × 100 is
     /// below the cap.
-    public var decision: Decision
+    package var decision: Decision
 
-    public init(
+    package init(
         version: String, announcedAt: Date, window: TimeInterval, position: Double, offerAt: Date, cap: Double? = nil, decision: Decision
     ) {
         self.version = version
@@ -193,18 +193,18 @@ public struct PhasedOffer: Sendable, Equatable, Codable {
 
     /// The server's cap holds the offer: only a later document that
     /// raises it can make it, so no timer waits for it.
-    public var capped: Bool {
+    package var capped: Bool {
         cap.map { position * 100 >= $0 } ?? false
     }
 
     /// The percentage the rollout must pass for this machine: its
     /// position × 100.
-    public var percentageNeeded: Double { position * 100 }
+    package var percentageNeeded: Double { position * 100 }
 
     /// The share the server's cap must pass for this machine, as people
     /// read it: its position × 100 rounded up to hundredths ("61.38",
     /// "50"), so that any cap above the figure shown offers the version.
-    public static func shareToPass(_ needed: Double) -> String {
+    package static func shareToPass(_ needed: Double) -> String {
         guard needed.isFinite else { return "100" }
         // Less a hair, so that a pinned 0.62 (62.00000000000001) shows 62.
         return text(hundredths: Int((min(max(needed, 0), 100) * 100 - 1e-7).rounded(.up)))
@@ -212,7 +212,7 @@ public struct PhasedOffer: Sendable, Equatable, Codable {
 
     /// A share as people read it, to the nearest hundredth without
     /// trailing zeros ("62", "12.5", "0.01"); "<0.01" for a sliver above 0.
-    public static func shareShown(_ value: Double) -> String {
+    package static func shareShown(_ value: Double) -> String {
         guard value.isFinite else { return "?" }
         if value > 0 && value < 0.01 { return "<0.01" }
         return text(hundredths: Int((min(max(value, 0), 100) * 100).rounded()))
@@ -225,5 +225,5 @@ public struct PhasedOffer: Sendable, Equatable, Codable {
     }
 
     /// When the offer is made, if time alone decides it: nil while capped.
-    public var dueAt: Date? { capped ? nil : offerAt }
+    package var dueAt: Date? { capped ? nil : offerAt }
 }

@@ -1,7 +1,7 @@
-public import FoundationEssentials
+import FoundationEssentials
 
 /// How often an app is checked.
-public enum Schedule: String, Sendable, Codable, CaseIterable {
+package enum Schedule: String, Sendable, Codable, CaseIterable {
     /// Manual checks only.
     case never
     case hourly, daily, weekly
@@ -9,7 +9,7 @@ public enum Schedule: String, Sendable, Codable, CaseIterable {
     case monthly
 
     /// The fixed period, or nil for `never` and `monthly` (whose length varies).
-    public var fixedPeriod: TimeInterval? {
+    package var fixedPeriod: TimeInterval? {
         switch self {
         case .never, .monthly: nil
         case .hourly: 3_600
@@ -19,7 +19,7 @@ public enum Schedule: String, Sendable, Codable, CaseIterable {
     }
 
     /// The length of the period that holds `date`: a month is 28 to 31 days.
-    public func period(at date: Date) -> TimeInterval? {
+    package func period(at date: Date) -> TimeInterval? {
         if let fixedPeriod { return fixedPeriod }
         guard self == .monthly else { return nil }
         return CivilTime.monthStart(containing: date, offset: 1).timeIntervalSince(CivilTime.monthStart(containing: date))
@@ -27,7 +27,7 @@ public enum Schedule: String, Sendable, Codable, CaseIterable {
 }
 
 /// Why the next check is when it is; shown in every status.
-public enum NextCheckReason: String, Sendable, Codable, CaseIterable {
+package enum NextCheckReason: String, Sendable, Codable, CaseIterable {
     case firstCheck = "first-check"
     case catchUp = "catch-up"
     case schedule
@@ -37,11 +37,11 @@ public enum NextCheckReason: String, Sendable, Codable, CaseIterable {
 }
 
 /// When an app is next checked, and why. `at` is nil only for `manual-only`.
-public struct NextCheck: Sendable, Equatable {
-    public var at: Date?
-    public var reason: NextCheckReason
+package struct NextCheck: Sendable, Equatable {
+    package var at: Date?
+    package var reason: NextCheckReason
 
-    public init(at: Date?, reason: NextCheckReason) {
+    package init(at: Date?, reason: NextCheckReason) {
         self.at = at
         self.reason = reason
     }

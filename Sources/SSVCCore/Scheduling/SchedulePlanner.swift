@@ -1,4 +1,4 @@
-public import FoundationEssentials
+import FoundationEssentials
 
 /// The schedule arithmetic of one app on one machine: pure functions of the
 /// time, the app's history and a phase, so that they can be tested without
@@ -9,12 +9,12 @@ public import FoundationEssentials
 /// period` after the period's start), so a fleet's load on a server is flat
 /// however its machines booted; first checks and catch-ups are spread over a
 /// window by the same phase.
-public struct SchedulePlanner: Sendable {
-    public var schedule: Schedule
-    public var phase: Double
-    public var policy: SchedulePolicy
+package struct SchedulePlanner: Sendable {
+    package var schedule: Schedule
+    package var phase: Double
+    package var policy: SchedulePolicy
 
-    public init(schedule: Schedule, phase: Double, policy: SchedulePolicy = SchedulePolicy()) {
+    package init(schedule: Schedule, phase: Double, policy: SchedulePolicy = SchedulePolicy()) {
         self.schedule = schedule
         self.phase = min(max(phase, 0), 0.999_999_999)
         self.policy = policy
@@ -24,12 +24,12 @@ public struct SchedulePlanner: Sendable {
     /// [0, 1) for machines and for the apps of one machine alike. (FNV-1a
     /// alone, used here at first, put apps named app1…app19 on one machine
     /// at two instants a few milliseconds wide; found by the virtual-time tests.)
-    public static func phase(machineID: String, app: String) -> Double {
+    package static func phase(machineID: String, app: String) -> Double {
         StableHash.fraction(machineID + "\u{0}" + app)
     }
 
     /// The first phase point strictly after `date`; nil for `never`.
-    public func nextPhasePoint(after date: Date) -> Date? {
+    package func nextPhasePoint(after date: Date) -> Date? {
         if let period = schedule.fixedPeriod {
             let offset = phase * period
             let index = ((date.timeIntervalSince1970 - offset) / period).rounded(.down) + 1
@@ -46,7 +46,7 @@ public struct SchedulePlanner: Sendable {
     }
 
     /// Whether a check at `lastCheck` is a whole period old at `now`.
-    public func isOverdue(lastCheck: Date, now: Date) -> Bool {
+    package func isOverdue(lastCheck: Date, now: Date) -> Bool {
         switch schedule {
         case .never: return false
         case .monthly:
@@ -64,7 +64,7 @@ public struct SchedulePlanner: Sendable {
     /// The delay before retry number `failures` (1 = first retry): one minute,
     /// doubling, capped at min(period, 1 h), then scaled by 0.5 + 0.5 × `jitter`
     /// so that machines that failed together do not retry together.
-    public func backoff(failures: Int, jitter: Double) -> TimeInterval {
+    package func backoff(failures: Int, jitter: Double) -> TimeInterval {
         let cap = min(schedule.period(at: Date(timeIntervalSince1970: 0)) ?? 3_600, 3_600)
         let doublings = min(max(failures, 1), 31) - 1
         let delay = min(60 * Double(UInt64(1) << doublings), cap)
@@ -85,7 +85,7 @@ public struct SchedulePlanner: Sendable {
     /// A last check in the future (the clock was set back) counts as now.
     /// Nothing is planned before `now`, nor within the minimum interval of
     /// the last fetch.
-    public func plan(now: Date, history: CheckHistory, atStart: Bool, jitter: Double) -> NextCheck {
+    package func plan(now: Date, history: CheckHistory, atStart: Bool, jitter: Double) -> NextCheck {
         guard schedule != .never, let period = schedule.period(at: now) else {
             return NextCheck(at: nil, reason: .manualOnly)
         }
@@ -115,17 +115,17 @@ public struct SchedulePlanner: Sendable {
     }
 
     /// Retry-After values are honoured up to this far ahead.
-    public static let maximumRetryAfter: TimeInterval = 86_400
+    package static let maximumRetryAfter: TimeInterval = 86_400
 }
 
 /// The windows and limits of SPEC §5, from `[daemon]`.
-public struct SchedulePolicy: Sendable, Equatable {
-    public var firstCheckWindow: TimeInterval
-    public var catchUpWindow: TimeInterval
+package struct SchedulePolicy: Sendable, Equatable {
+    package var firstCheckWindow: TimeInterval
+    package var catchUpWindow: TimeInterval
     /// No app is fetched more often than this, manual checks included.
-    public var minimumInterval: TimeInterval
+    package var minimumInterval: TimeInterval
 
-    public init(firstCheckWindow: TimeInterval = 600, catchUpWindow: TimeInterval = 3_600, minimumInterval: TimeInterval = 30) {
+    package init(firstCheckWindow: TimeInterval = 600, catchUpWindow: TimeInterval = 3_600, minimumInterval: TimeInterval = 30) {
         self.firstCheckWindow = firstCheckWindow
         self.catchUpWindow = catchUpWindow
         self.minimumInterval = minimumInterval
@@ -133,15 +133,15 @@ public struct SchedulePolicy: Sendable, Equatable {
 }
 
 /// What the planner needs to know of an app's past.
-public struct CheckHistory: Sendable, Equatable {
-    public var lastCheck: Date?
+package struct CheckHistory: Sendable, Equatable {
+    package var lastCheck: Date?
     /// The last request actually sent (a check answered from the stored
     /// result inside the minimum interval sends none).
-    public var lastFetch: Date?
-    public var consecutiveFailures: Int
-    public var retryNotBefore: Date?
+    package var lastFetch: Date?
+    package var consecutiveFailures: Int
+    package var retryNotBefore: Date?
 
-    public init(lastCheck: Date? = nil, lastFetch: Date? = nil, consecutiveFailures: Int = 0, retryNotBefore: Date? = nil) {
+    package init(lastCheck: Date? = nil, lastFetch: Date? = nil, consecutiveFailures: Int = 0, retryNotBefore: Date? = nil) {
         self.lastCheck = lastCheck
         self.lastFetch = lastFetch
         self.consecutiveFailures = consecutiveFailures

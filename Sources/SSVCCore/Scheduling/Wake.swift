@@ -1,18 +1,18 @@
-public import FoundationEssentials
+import FoundationEssentials
 
 /// When an app's timer fires next, and for what: the daemon wakes for
 /// checks and for phased offers, and for nothing else.
-public struct Wake: Sendable, Equatable {
-    public enum Reason: Sendable, Equatable {
+package struct Wake: Sendable, Equatable {
+    package enum Reason: Sendable, Equatable {
         case check
         /// A pending offer's time: the status flips without a fetch.
         case offer
     }
 
-    public var at: Date
-    public var reason: Reason
+    package var at: Date
+    package var reason: Reason
 
-    public init(at: Date, reason: Reason) {
+    package init(at: Date, reason: Reason) {
         self.at = at
         self.reason = reason
     }
@@ -21,7 +21,7 @@ public struct Wake: Sendable, Equatable {
     /// on a tie, so that a check at the same instant sees it made); nil
     /// when there is neither (manual checks only, nothing pending). An
     /// offer the server's cap holds has no time: only a check can make it.
-    public static func next(check: NextCheck, offer: PhasedOffer?) -> Wake? {
+    package static func next(check: NextCheck, offer: PhasedOffer?) -> Wake? {
         switch (check.at, offer?.dueAt) {
         case (nil, nil): nil
         case let (at?, nil): Wake(at: at, reason: .check)

@@ -4,22 +4,22 @@ import FoundationEssentials
 /// minisign writes them (`src/minisign.c`). Parsing only: checking the
 /// signatures needs Ed25519 and BLAKE2b, which come from libsodium outside
 /// the core.
-public enum Minisign {
+package enum Minisign {
     /// A signature file longer than this is refused unread.
-    public static let maximumSignatureBytes = 4096
+    package static let maximumSignatureBytes = 4096
 
     /// Something that is not a minisign key or signature, and why.
-    public struct Invalid: Error, Equatable, CustomStringConvertible {
-        public let description: String
+    package struct Invalid: Error, Equatable, CustomStringConvertible {
+        package let description: String
     }
 
     /// The 8 bytes naming a key pair, in every signature it makes.
-    public struct KeyID: Hashable, Sendable, CustomStringConvertible {
-        public let bytes: [UInt8]
+    package struct KeyID: Hashable, Sendable, CustomStringConvertible {
+        package let bytes: [UInt8]
 
         /// As minisign prints it: the bytes as a little-endian number, in
         /// 16 upper-case hex digits.
-        public var description: String {
+        package var description: String {
             bytes.reversed().map { byte in
                 let digits = Array("0123456789ABCDEF")
                 return String([digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]])
@@ -28,13 +28,13 @@ public enum Minisign {
     }
 
     /// An Ed25519 public key: `"Ed" ‖ key id (8) ‖ key (32)`, base64.
-    public struct PublicKey: Hashable, Sendable {
-        public let keyID: KeyID
-        public let key: [UInt8]
+    package struct PublicKey: Hashable, Sendable {
+        package let keyID: KeyID
+        package let key: [UInt8]
 
         /// The base64 line of a `minisign.pub`, or the whole file with its
         /// untrusted comment.
-        public init(parsing text: String) throws(Invalid) {
+        package init(parsing text: String) throws(Invalid) {
             let lines = text.split(whereSeparator: \.isNewline).map { $0.trimming(" \t") }.filter { !$0.isEmpty }
             let line = lines.first { !$0.hasPrefix("untrusted comment:") } ?? ""
             guard let bytes = Data(base64Encoded: line).map(Array.init), bytes.count == 42 else {
@@ -50,24 +50,24 @@ public enum Minisign {
 
     /// A `.minisig` file: an untrusted comment, the signature, a trusted
     /// comment and the global signature over signature and trusted comment.
-    public struct Signature: Sendable, Equatable {
-        public enum Algorithm: Sendable, Equatable {
+    package struct Signature: Sendable, Equatable {
+        package enum Algorithm: Sendable, Equatable {
             /// `Ed`: the document itself is signed (minisign -l, and old versions).
             case plain
             /// `ED`: its BLAKE2b-512 hash is signed (the default of recent minisign).
             case prehashed
         }
 
-        public let algorithm: Algorithm
-        public let keyID: KeyID
+        package let algorithm: Algorithm
+        package let keyID: KeyID
         /// The Ed25519 signature of the document, or of its hash.
-        public let signature: [UInt8]
+        package let signature: [UInt8]
         /// The text after `trusted comment: `.
-        public let trustedComment: String
+        package let trustedComment: String
         /// The Ed25519 signature of `signature ‖ trustedComment`.
-        public let globalSignature: [UInt8]
+        package let globalSignature: [UInt8]
 
-        public init(parsing bytes: [UInt8]) throws(Invalid) {
+        package init(parsing bytes: [UInt8]) throws(Invalid) {
             guard bytes.count <= Minisign.maximumSignatureBytes else {
                 throw Invalid(description: "signature of \(bytes.count) bytes is larger than \(Minisign.maximumSignatureBytes) bytes")
             }
@@ -110,14 +110,14 @@ public enum Minisign {
         }
 
         /// What the global signature signs: the signature, then the trusted comment.
-        public var globallySignedBytes: [UInt8] {
+        package var globallySignedBytes: [UInt8] {
             signature + Array(trustedComment.utf8)
         }
 
         /// The `timestamp:` of the trusted comment (minisign writes
         /// `timestamp:<unix seconds>` there unless told otherwise), as a
         /// date; nil when it has none.
-        public var timestamp: Date? {
+        package var timestamp: Date? {
             for field in trustedComment.split(whereSeparator: { $0 == "\t" || $0 == " " }) where field.hasPrefix("timestamp:") {
                 let digits = field.dropFirst("timestamp:".count)
                 guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }), let seconds = Int64(digits) else { return nil }

@@ -1,15 +1,15 @@
-public import FoundationEssentials
+import FoundationEssentials
 
 /// What an app's configuration asks of its documents: a minisign signature
 /// by one of `publicKeys`, and, with `maxAgeDays`, a recent one.
-public struct SignatureRequirement: Sendable, Equatable {
+package struct SignatureRequirement: Sendable, Equatable {
     /// Several for a rotation: any one of them may have signed.
-    public var publicKeys: [Minisign.PublicKey]
+    package var publicKeys: [Minisign.PublicKey]
     /// `signature-url`, or the configured URL with `.minisig` on its path.
-    public var url: String
-    public var maxAgeDays: Int?
+    package var url: String
+    package var maxAgeDays: Int?
 
-    public init(publicKeys: [Minisign.PublicKey], url: String, maxAgeDays: Int? = nil) {
+    package init(publicKeys: [Minisign.PublicKey], url: String, maxAgeDays: Int? = nil) {
         self.publicKeys = publicKeys
         self.url = url
         self.maxAgeDays = maxAgeDays
@@ -17,13 +17,13 @@ public struct SignatureRequirement: Sendable, Equatable {
 
     /// `url` with `.minisig` appended to its path, before any query or
     /// fragment: `https://h/v.json?x=1` → `https://h/v.json.minisig?x=1`.
-    public static func defaultURL(for url: String) -> String {
+    package static func defaultURL(for url: String) -> String {
         let end = url.firstIndex { $0 == "?" || $0 == "#" } ?? url.endIndex
         return url[..<end] + ".minisig" + url[end...]
     }
 
     /// The key that made `signature`, by its key id.
-    public func key(for signature: Minisign.Signature) throws(SignatureProblem) -> Minisign.PublicKey {
+    package func key(for signature: Minisign.Signature) throws(SignatureProblem) -> Minisign.PublicKey {
         guard let key = publicKeys.first(where: { $0.keyID == signature.keyID }) else {
             let known = publicKeys.map(\.keyID.description).joined(separator: ", ")
             throw SignatureProblem("signed by key \(signature.keyID), which is not among public-keys (\(known))")
@@ -41,7 +41,7 @@ public struct SignatureRequirement: Sendable, Equatable {
     /// | is older than `newestAccepted`                           | rollback     |
     /// | has no timestamp, with `maxAgeDays` or `newestAccepted`  | no timestamp |
     /// | otherwise                                                | nothing      |
-    public func checkFreshness(signedAt: Date?, now: Date, newestAccepted: Date?) throws(SignatureProblem) {
+    package func checkFreshness(signedAt: Date?, now: Date, newestAccepted: Date?) throws(SignatureProblem) {
         guard let signedAt else {
             if let maxAgeDays {
                 throw SignatureProblem("the trusted comment has no timestamp:, which max-signature-age-days \(maxAgeDays) needs")
@@ -73,10 +73,10 @@ public struct SignatureRequirement: Sendable, Equatable {
 
     /// How far past this machine's clock a signature's time may be: clocks
     /// of a fleet and its publisher disagree by minutes, not by a day.
-    public static let futureTolerance: TimeInterval = 86_400
+    package static let futureTolerance: TimeInterval = 86_400
 
     /// Whether the signature of what is stored has outlived `maxAgeDays` at `now`.
-    public func hasExpired(signedAt: Date?, now: Date) -> Bool {
+    package func hasExpired(signedAt: Date?, now: Date) -> Bool {
         guard let maxAgeDays, let signedAt else { return false }
         return now.timeIntervalSince(signedAt) > Double(maxAgeDays) * 86_400
     }
@@ -88,27 +88,27 @@ public struct SignatureRequirement: Sendable, Equatable {
 }
 
 /// Why a document's signature was not accepted, in words for the journal.
-public struct SignatureProblem: Error, Equatable, CustomStringConvertible {
-    public let description: String
+package struct SignatureProblem: Error, Equatable, CustomStringConvertible {
+    package let description: String
 
-    public init(_ description: String) {
+    package init(_ description: String) {
         self.description = description
     }
 }
 
 /// The signature of the stored response, kept so that a 304 can reuse it
 /// and the status can say who signed what and when.
-public struct AcceptedSignature: Sendable, Equatable, Codable {
+package struct AcceptedSignature: Sendable, Equatable, Codable {
     /// The `.minisig` file as fetched.
-    public var text: String
+    package var text: String
     /// Its `ETag`, for a conditional request when the document was not modified.
-    public var etag: String?
+    package var etag: String?
     /// As minisign prints it: 16 upper-case hex digits.
-    public var keyID: String
+    package var keyID: String
     /// The trusted comment's `timestamp:`, when it has one.
-    public var signedAt: Date?
+    package var signedAt: Date?
 
-    public init(text: String, etag: String?, keyID: String, signedAt: Date?) {
+    package init(text: String, etag: String?, keyID: String, signedAt: Date?) {
         self.text = text
         self.etag = etag
         self.keyID = keyID

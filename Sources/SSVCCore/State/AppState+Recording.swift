@@ -1,4 +1,4 @@
-public import FoundationEssentials
+import FoundationEssentials
 
 extension AppState {
     /// The state after a check that started at `time` came to `outcome`.
@@ -17,7 +17,7 @@ extension AppState {
     /// be kept back in `held`, while the decision before it stays in
     /// force. A failure leaves a pending offer and a kept-back version as
     /// they were.
-    public func recording(
+    package func recording(
         _ outcome: CheckOutcome, running: RunningVersion?, at time: Date, rollout: PhasedRollout.Settings? = nil,
         limits: KeepBackRules? = nil
     ) -> AppState {

@@ -1,7 +1,7 @@
-public import FoundationEssentials
+import FoundationEssentials
 
 /// What one check came to, as an app's state records it.
-public enum CheckOutcome: Sendable {
+package enum CheckOutcome: Sendable {
     /// An accepted response: a new body, or (on 304 Not Modified) the stored
     /// one decided on again. `fetched`: a request went out. `signature`: the
     /// verified signature, when the app asks for one.
@@ -12,7 +12,7 @@ public enum CheckOutcome: Sendable {
     case failure(String, retryAfter: Date?, fetched: Bool, kind: FailureKind = .check)
 
     /// What failed, for the journal's MESSAGE_ID.
-    public enum FailureKind: Sendable, Equatable {
+    package enum FailureKind: Sendable, Equatable {
         case check
         /// The signature was missing, malformed, wrong, expired or older
         /// than the one accepted before.

@@ -4,7 +4,7 @@ extension DaemonState {
     /// largest value or 0, a version number removed. So one bad number
     /// costs one field, not every app's state. The file as it is when it
     /// is not JSON at all (decoding then says why).
-    public static func repairingNumbers(_ bytes: [UInt8]) -> (bytes: [UInt8], repairs: [String]) {
+    package static func repairingNumbers(_ bytes: [UInt8]) -> (bytes: [UInt8], repairs: [String]) {
         guard case var .object(root) = (try? JSONParser.parse(bytes)) ?? .null,
               let appsIndex = root.firstIndex(where: { $0.key == "apps" }), case var .object(apps) = root[appsIndex].value
         else { return (bytes, []) }

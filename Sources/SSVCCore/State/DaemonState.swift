@@ -1,14 +1,14 @@
-public import FoundationEssentials
+import FoundationEssentials
 
 /// What `state.json` holds: per app, the schedule's memory and the last good
 /// response. Versioned so that a later release can read it or refuse it.
-public struct DaemonState: Sendable, Equatable, Codable {
-    public static let currentSchema = 1
+package struct DaemonState: Sendable, Equatable, Codable {
+    package static let currentSchema = 1
 
-    public var schema: Int
-    public var apps: [String: AppState]
+    package var schema: Int
+    package var apps: [String: AppState]
 
-    public init(apps: [String: AppState] = [:]) {
+    package init(apps: [String: AppState] = [:]) {
         self.schema = Self.currentSchema
         self.apps = apps
     }
@@ -17,7 +17,7 @@ public struct DaemonState: Sendable, Equatable, Codable {
     /// hold, kept for when it comes back (a package upgrade may remove and
     /// restore an app file), with the names of the apps whose hold is so
     /// kept for the first time.
-    public func pruned(to names: Set<String>) -> (state: DaemonState, holdsKept: [String]) {
+    package func pruned(to names: Set<String>) -> (state: DaemonState, holdsKept: [String]) {
         var next = self
         var kept: [String] = []
         for (name, app) in apps where !names.contains(name) {
@@ -35,64 +35,64 @@ public struct DaemonState: Sendable, Equatable, Codable {
 }
 
 /// One app's history and last good answer.
-public struct AppState: Sendable, Equatable, Codable {
+package struct AppState: Sendable, Equatable, Codable {
     /// The first check attempted since the app was configured (absent in
     /// files of earlier releases).
-    public var firstCheck: Date?
+    package var firstCheck: Date?
     /// The last check attempted, successful or not.
-    public var lastCheck: Date?
-    public var lastSuccess: Date?
+    package var lastCheck: Date?
+    package var lastSuccess: Date?
     /// The last request actually sent.
-    public var lastFetch: Date?
-    public var consecutiveFailures: Int
-    public var lastError: String?
+    package var lastFetch: Date?
+    package var consecutiveFailures: Int
+    package var lastError: String?
     /// From the server's Retry-After.
-    public var retryNotBefore: Date?
-    public var etag: String?
+    package var retryNotBefore: Date?
+    package var etag: String?
     /// The last good response, raw; a failed check never replaces it.
-    public var response: String?
+    package var response: String?
     /// What the last good response decided.
-    public var decision: Decision?
+    package var decision: Decision?
     /// The last good response's verified signature; nil when unsigned.
-    public var signature: AcceptedSignature?
+    package var signature: AcceptedSignature?
     /// The newest signature time accepted for this app, kept when keys
     /// change: a signature made before it is refused as a rollback.
-    public var newestSignatureTime: Date?
+    package var newestSignatureTime: Date?
     /// The running version the decision was made for.
-    public var currentVersion: String?
-    public var currentVersionNumber: UInt64?
+    package var currentVersion: String?
+    package var currentVersionNumber: UInt64?
     /// Turkcell message display records, by message key.
-    public var messages: [String: MessageDisplayRecord]
+    package var messages: [String: MessageDisplayRecord]
     /// A newer version phased in later on this machine; `decision` is the
     /// one in force until `offerAt`.
-    public var pending: PhasedOffer?
+    package var pending: PhasedOffer?
     /// `ssvcctl hold`: no offer above its version until `unhold`.
-    public var hold: Hold?
+    package var hold: Hold?
     /// A newer version a hold or a limit keeps back; `decision` is the
     /// one in force meanwhile.
-    public var held: HeldBack?
+    package var held: HeldBack?
     /// The latest version a document named, and when this machine first
     /// saw it: a phased rollout's start when the document has no date.
-    public var latestSeen: SeenVersion?
+    package var latestSeen: SeenVersion?
     /// Every version documents named within the longest rollout window,
     /// each with when this machine first saw it (at most `seenKept`): a
     /// server that flaps between two versions does not restart a rollout.
-    public var seen: [SeenVersion]?
+    package var seen: [SeenVersion]?
     /// The last read of the app's advisories (SPEC §13); nil when it asks about none.
-    public var advisories: AdvisoryData?
+    package var advisories: AdvisoryData?
 
     /// The newest version the last document named, whatever a rollout or
     /// a limit offers of it: an advisory's fix at or below it is offered.
-    public var documentLatest: String? { documentDecision?.latestVersion }
+    package var documentLatest: String? { documentDecision?.latestVersion }
 
     /// What the last document decided, whatever a rollout or a limit
     /// offers of it.
-    public var documentDecision: Decision? { held?.decision ?? pending?.decision ?? decision }
+    package var documentDecision: Decision? { held?.decision ?? pending?.decision ?? decision }
 
     /// The most versions `seen` keeps.
-    public static let seenKept = 16
+    package static let seenKept = 16
 
-    public init() {
+    package init() {
         consecutiveFailures = 0
         messages = [:]
     }
@@ -100,7 +100,7 @@ public struct AppState: Sendable, Equatable, Codable {
     /// The state once its pending offer is made, at or after its time;
     /// nil before then, while the server's cap holds it, or when nothing
     /// is pending.
-    public func offering(at now: Date) -> AppState? {
+    package func offering(at now: Date) -> AppState? {
         guard let pending, let due = pending.dueAt, now >= due else { return nil }
         var next = self
         next.decision = pending.decision
@@ -114,7 +114,7 @@ public struct AppState: Sendable, Equatable, Codable {
     /// or moved; a version a limit kept back is offered (or phased) once
     /// nothing keeps it back; one a new limit keeps back is withdrawn.
     /// An offer a phased rollout made is never withdrawn by the rollout.
-    public func resettled(_ rollout: PhasedRollout.Settings?, limits: KeepBackRules? = nil, now: Date) -> AppState {
+    package func resettled(_ rollout: PhasedRollout.Settings?, limits: KeepBackRules? = nil, now: Date) -> AppState {
         guard let document = held?.decision ?? pending?.decision ?? decision else { return self }
         let version = PhasedRollout.version(of: document)
         let firstSeen = pending?.announcedAt ?? version.flatMap(seenAt) ?? now
@@ -134,9 +134,9 @@ public struct AppState: Sendable, Equatable, Codable {
     }
 
     /// The status every output shows: the decision's, unknown before one.
-    public var status: UpdateStatus { decision?.status ?? .unknown }
+    package var status: UpdateStatus { decision?.status ?? .unknown }
 
-    public var history: CheckHistory {
+    package var history: CheckHistory {
         CheckHistory(lastCheck: lastCheck, lastFetch: lastFetch, consecutiveFailures: consecutiveFailures, retryNotBefore: retryNotBefore)
     }
 
@@ -144,7 +144,7 @@ public struct AppState: Sendable, Equatable, Codable {
     /// since the first check (an app whose first check failed a minute ago
     /// is not stale); or the stored response's signature is older than
     /// `signature` allows.
-    public func isStale(now: Date, schedule: Schedule, signature: SignatureRequirement? = nil) -> Bool {
+    package func isStale(now: Date, schedule: Schedule, signature: SignatureRequirement? = nil) -> Bool {
         if signature?.hasExpired(signedAt: self.signature?.signedAt, now: now) == true { return true }
         guard let period = schedule.period(at: now) else { return false }
         // A file of an earlier release has no firstCheck: its last check
@@ -155,11 +155,11 @@ public struct AppState: Sendable, Equatable, Codable {
 }
 
 /// A version first seen by this machine at `at`.
-public struct SeenVersion: Sendable, Equatable, Codable {
-    public var version: String
-    public var at: Date
+package struct SeenVersion: Sendable, Equatable, Codable {
+    package var version: String
+    package var at: Date
 
-    public init(version: String, at: Date) {
+    package init(version: String, at: Date) {
         self.version = version
         self.at = at
     }

@@ -1,6 +1,6 @@
 /// The journal's `MESSAGE_ID` for each kind of entry: fixed forever, so that
 /// monitoring can match on them and `systemd/ssvcd.catalog` can explain them.
-public enum MessageID: String, Sendable, CaseIterable {
+package enum MessageID: String, Sendable, CaseIterable {
     case upToDate = "c7213ed2908c47dd98998fae85d1ed5c"
     case updateAvailable = "cdf3676b0e8e47a5b0d5dad2d7489f07"
     case updateRequired = "4314c44101c04f8b93a641e46a53e326"
@@ -18,7 +18,7 @@ public enum MessageID: String, Sendable, CaseIterable {
     case advisories = "2fe4b300fc004a3d8a114ca903bb4776"
 
     /// The entry kind for a check that concluded `status`.
-    public static func forCheck(_ status: UpdateStatus) -> MessageID {
+    package static func forCheck(_ status: UpdateStatus) -> MessageID {
         switch status {
         case .updateRequired: .updateRequired
         case .updateAvailable: .updateAvailable

@@ -6,14 +6,14 @@ import SSVCCore
 /// file, that offers an app nothing above one version (SPEC §14).
 extension CheckService {
     /// Why a hold cannot be set.
-    public enum HoldRefusal: Error {
+    package enum HoldRefusal: Error {
         case noSuchApp
         case cannot(String)
     }
 
     /// Holds `name` at `version`, else at the version running now, and
     /// settles what it is offered at once. Setting a hold again moves it.
-    public func hold(_ name: String, at version: String?, caller: UInt32?) throws(HoldRefusal) -> AppStatus {
+    package func hold(_ name: String, at version: String?, caller: UInt32?) throws(HoldRefusal) -> AppStatus {
         guard let app = app(named: name) else { throw .noSuchApp }
         let current = state.apps[name] ?? AppState()
         let hold: Hold
@@ -49,7 +49,7 @@ extension CheckService {
     ///
     /// Both write the state at once: a hold the caller was told of
     /// survives a crash the next moment.
-    public func unhold(_ name: String, caller: UInt32?) -> AppStatus? {
+    package func unhold(_ name: String, caller: UInt32?) -> AppStatus? {
         guard let app = app(named: name) else { return nil }
         if var next = state.apps[name], let hold = next.hold {
             next.hold = nil

@@ -13,7 +13,7 @@ extension CheckService {
     /// loaded is then put in force without a suspension, so a status query
     /// never sees half of it. An HTTP client the new settings replace is shut
     /// down later, when the checks that hold it end.
-    public func reload() async throws(ConfigurationError) {
+    package func reload() async throws(ConfigurationError) {
         await reloads.enter()
         defer { reloads.leave() }
         let result = await Self.loadOffActor(overrides, environment: environment)

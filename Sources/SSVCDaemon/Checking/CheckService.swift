@@ -13,24 +13,24 @@ import SSVCSystemd
 /// at a time per app), applies reloads one at a time, and hands every
 /// change to the parts that tell it: `StateWriter` (the state and metrics
 /// files) and `Reporter` (the journal, hooks, Watch and STATUS=).
-public actor CheckService: Service {
+package actor CheckService: Service {
     /// What the service takes from the world: the time and timers, the
     /// randomness that spreads checks, where systemd's notifications go,
     /// the HTTP transport and how running versions are read. Tests give a
     /// `ManualClock`, a fixed jitter, a list, and servers and versions in
     /// memory.
-    public struct Runtime: Sendable {
-        public var clock: any DaemonClock
+    package struct Runtime: Sendable {
+        package var clock: any DaemonClock
         /// A number in 0..<1 for each plan: first checks and retries spread.
-        public var jitter: @Sendable () -> Double
-        public var notify: @Sendable (String) -> Void
+        package var jitter: @Sendable () -> Double
+        package var notify: @Sendable (String) -> Void
         /// The HTTP client for the daemon's settings, made anew when a
         /// reload changes them: a `Fetcher`, unless a test gives another.
-        public var transport: @Sendable (DaemonSettings, [String: String]) -> any HTTPTransport
+        package var transport: @Sendable (DaemonSettings, [String: String]) -> any HTTPTransport
         /// The running version: `VersionReader`, unless a test gives another.
-        public var readVersion: @Sendable (VersionSource, RunningCommands) async throws -> String
+        package var readVersion: @Sendable (VersionSource, RunningCommands) async throws -> String
 
-        public init(
+        package init(
             clock: any DaemonClock, jitter: @escaping @Sendable () -> Double, notify: @escaping @Sendable (String) -> Void,
             transport: @escaping @Sendable (DaemonSettings, [String: String]) -> any HTTPTransport = { Fetcher(settings: $0, environment: $1) },
             readVersion: @escaping @Sendable (VersionSource, RunningCommands) async throws -> String = { try await VersionReader.read($0, commands: $1) }
@@ -43,7 +43,7 @@ public actor CheckService: Service {
         }
 
         /// Dispatch wall time, real randomness, systemd's notify socket.
-        public static var live: Runtime {
+        package static var live: Runtime {
             Runtime(clock: WallClock(), jitter: { Double.random(in: 0..<1) }, notify: { ServiceNotifier.shared.notify($0) })
         }
     }
@@ -104,13 +104,13 @@ public actor CheckService: Service {
     let logger: Logger
     let reporter: Reporter
     /// `GetStatus` replies, answered without entering the actor.
-    public nonisolated let statusCache = StatusCache()
+    package nonisolated let statusCache = StatusCache()
     /// The control group and idle limit in force, updated at each reload.
-    public nonisolated let controlSettings: ControlSettings
+    package nonisolated let controlSettings: ControlSettings
     /// Told when work ends, to give memory back once the daemon is quiet.
     let idleMemory: IdleMemoryReleaser?
 
-    public init(
+    package init(
         configuration: Configuration, overrides: ConfigurationLoader.Overrides, environment: [String: String],
         state: DaemonState, store: StateStore?, logger: Logger, machineID: String, machine: MachineFacts,
         idleMemory: IdleMemoryReleaser? = nil, runtime: Runtime = .live
@@ -143,7 +143,7 @@ public actor CheckService: Service {
         )
     }
 
-    public func run() async throws {
+    package func run() async throws {
         start()
         do {
             try await gracefulShutdown()
@@ -164,7 +164,7 @@ public actor CheckService: Service {
 
     /// Releases what `init` made, for a service that will never run (the
     /// socket could not be had): the HTTP client must be shut down.
-    public func discard() async {
+    package func discard() async {
         await fetcher.shutdown()
     }
 
@@ -196,7 +196,7 @@ public actor CheckService: Service {
     // MARK: Queries
 
     /// Every app, or the one named; nil when there is no such app.
-    public func status(of name: String?) -> [AppStatus]? {
+    package func status(of name: String?) -> [AppStatus]? {
         let now = runtime.clock.now
         let apps = configuration.apps.filter { name == nil || $0.name == name }
         if name != nil && apps.isEmpty { return nil }
@@ -206,7 +206,7 @@ public actor CheckService: Service {
     /// Checks every app, or the one named, and returns once the fetches are
     /// done. Within `min-interval-seconds` of an app's last fetch the stored
     /// result answers without a request. Nil when there is no such app.
-    public func checkNow(_ name: String?) async -> [AppStatus]? {
+    package func checkNow(_ name: String?) async -> [AppStatus]? {
         let names = configuration.apps.map(\.name).filter { name == nil || $0 == name }
         if name != nil && names.isEmpty { return nil }
         await withTaskGroup(of: Void.self) { group in
@@ -218,7 +218,7 @@ public actor CheckService: Service {
     }
 
     /// A stream of events for one app or all; it ends when the daemon stops.
-    public func watch(_ name: String?) -> AsyncStream<ControlEvent>? {
+    package func watch(_ name: String?) -> AsyncStream<ControlEvent>? {
         if let name, app(named: name) == nil { return nil }
         return reporter.watch(name) { [weak self] id in
             Task { await self?.unwatch(id) }

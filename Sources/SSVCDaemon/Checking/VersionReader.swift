@@ -6,17 +6,17 @@ import Synchronization
 
 /// Reads an app's running version from its source, fresh before each check:
 /// the product may have been upgraded since the last one.
-public enum VersionReader {
-    public struct Failure: Error, Equatable, CustomStringConvertible {
-        public let description: String
+package enum VersionReader {
+    package struct Failure: Error, Equatable, CustomStringConvertible {
+        package let description: String
     }
 
     /// How long a `version-command` may run.
-    public static let commandTimeout: Double = 5
+    package static let commandTimeout: Double = 5
 
     /// `commands`: the group a `version-command` joins, killed when its
     /// owner stops; nil runs it on its own.
-    public static func read(_ source: VersionSource, commands: RunningCommands? = nil) async throws(Failure) -> String {
+    package static func read(_ source: VersionSource, commands: RunningCommands? = nil) async throws(Failure) -> String {
         let key = try await readUnchecked(source, commands: commands)
         if let problem = DisplayText.versionProblem(key) {
             throw Failure(description: "\(source.shown): not a version string: \(problem)")
@@ -110,10 +110,10 @@ enum CommandRunner {
 /// waits for its checks, none may hold it up to a command's 5 s limit (a
 /// check may spawn its command just after the stop began, on a busy
 /// machine), and no hook outlives the daemon.
-public final class RunningCommands: Sendable {
+package final class RunningCommands: Sendable {
     private let contents = Mutex<(groups: Set<pid_t>, stopped: Bool)>(([], false))
 
-    public init() {}
+    package init() {}
 
     func started(_ group: pid_t) {
         contents.withLock { contents in

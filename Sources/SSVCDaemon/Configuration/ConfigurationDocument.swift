@@ -41,7 +41,7 @@ extension ConfigurationLoader {
     /// The hidden `ssvcd --print-toml FILE` mode, for the tests that compare
     /// the loader with Python's tomllib: the file read as a start reads it,
     /// printed in toml-test's JSON form; or the error, exit 78.
-    public static func printTOML(_ file: String) -> Int32 {
+    package static func printTOML(_ file: String) -> Int32 {
         do {
             print(try ConfigurationDocument.read(file).table().taggedJSON)
             return 0

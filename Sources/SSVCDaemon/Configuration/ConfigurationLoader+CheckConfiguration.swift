@@ -7,7 +7,7 @@ extension ConfigurationLoader {
     /// child for the TOML), prints one line per app and every warning, and
     /// touches neither state nor socket. 0 when it would start, else 78
     /// with the error on standard error.
-    public static func checkConfiguration(_ overrides: Overrides, environment: [String: String]) -> Int32 {
+    package static func checkConfiguration(_ overrides: Overrides, environment: [String: String]) -> Int32 {
         let configuration: Configuration
         do {
             configuration = try load(overrides, environment: environment)

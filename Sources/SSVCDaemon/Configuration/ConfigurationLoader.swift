@@ -4,16 +4,16 @@ import SSVCPosix
 /// Reads `ssvcd.toml` and the apps directory into a `Configuration`,
 /// refusing anything it does not understand: an unknown key is more likely a
 /// typo than a wish to be ignored.
-public enum ConfigurationLoader {
-    public static let defaultMainFile = "/etc/ssvc/ssvcd.toml"
+package enum ConfigurationLoader {
+    package static let defaultMainFile = "/etc/ssvc/ssvcd.toml"
 
     /// What the command line says.
-    public struct Overrides: Sendable {
-        public var mainFile: String?
-        public var stateDirectory: String?
-        public var socketPath: String?
+    package struct Overrides: Sendable {
+        package var mainFile: String?
+        package var stateDirectory: String?
+        package var socketPath: String?
 
-        public init(mainFile: String? = nil, stateDirectory: String? = nil, socketPath: String? = nil) {
+        package init(mainFile: String? = nil, stateDirectory: String? = nil, socketPath: String? = nil) {
             self.mainFile = mainFile
             self.stateDirectory = stateDirectory
             self.socketPath = socketPath
@@ -23,7 +23,7 @@ public enum ConfigurationLoader {
     /// Loads everything. The main file may be absent when not named on the
     /// command line (`unnamedMainFile` is the one read then); relative paths
     /// in a file are relative to its folder.
-    public static func load(
+    package static func load(
         _ overrides: Overrides, environment: [String: String], unnamedMainFile: String = defaultMainFile
     ) throws(ConfigurationError) -> Configuration {
         let mainFile = overrides.mainFile ?? unnamedMainFile

@@ -7,16 +7,16 @@ import NIOConcurrencyHelpers
 ///
 /// Root is held to the total only, and even past it has `rootReserve`
 /// connections more; every other user has at most `perUser`.
-public final class ConnectionLimiter: Sendable {
-    public let total: Int
-    public let perUser: Int
+package final class ConnectionLimiter: Sendable {
+    package let total: Int
+    package let perUser: Int
     /// Root's connections past the total: 32, or half of what is kept for
     /// the daemon's own files when that is less.
-    public let rootReserve: Int
+    package let rootReserve: Int
 
     /// The fewest open files ssvcd starts with: a quarter for its own
     /// files, children and the journal, the rest for connections.
-    public static let minimumDescriptors = 64
+    package static let minimumDescriptors = 64
 
     private let open = NIOLockedValueBox<[UInt32: Int]>([:])
 
@@ -24,7 +24,7 @@ public final class ConnectionLimiter: Sendable {
     /// at least (half, below 512), is kept for files, children and the
     /// journal. The total is never more than is left: a budget below zero
     /// admits nobody, rather than a fixed few.
-    public init(descriptors: Int, perUser: Int = 64) {
+    package init(descriptors: Int, perUser: Int = 64) {
         let kept = max(descriptors / 4, min(256, descriptors / 2))
         total = max(min(descriptors - kept, 65_536), 0)
         rootReserve = min(32, kept / 2)
@@ -33,7 +33,7 @@ public final class ConnectionLimiter: Sendable {
 
     /// Whether a connection of `uid` may be served; each admitted one must
     /// be released when it closes.
-    public func admit(_ uid: UInt32) -> Bool {
+    package func admit(_ uid: UInt32) -> Bool {
         open.withLockedValue { open in
             let all = open.values.reduce(0, +)
             let mine = open[uid, default: 0]
@@ -43,7 +43,7 @@ public final class ConnectionLimiter: Sendable {
         }
     }
 
-    public func release(_ uid: UInt32) {
+    package func release(_ uid: UInt32) {
         open.withLockedValue { open in
             let left = open[uid, default: 1] - 1
             open[uid] = left > 0 ? left : nil
@@ -53,7 +53,7 @@ public final class ConnectionLimiter: Sendable {
     /// Raises this process's soft limit on open files to its hard limit,
     /// as systemd's own daemons do (the default soft limit, 1,024, exists
     /// for select(), which ssvcd does not use); the soft limit after it.
-    public static func raiseDescriptorLimit() -> Int {
+    package static func raiseDescriptorLimit() -> Int {
         var limit = rlimit()
         guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return 1_024 }
         if limit.rlim_cur < limit.rlim_max {

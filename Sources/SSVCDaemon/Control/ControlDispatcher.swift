@@ -7,10 +7,10 @@ import SSVCCore
 /// control group; the rest are open to anyone who can connect.
 /// The control group is the one in force at the call (`ControlSettings`):
 /// a reload that changes it applies from the next call on.
-public struct ControlDispatcher: Sendable {
+package struct ControlDispatcher: Sendable {
     let service: CheckService
 
-    public init(service: CheckService) {
+    package init(service: CheckService) {
         self.service = service
     }
 

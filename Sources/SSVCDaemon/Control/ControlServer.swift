@@ -11,7 +11,7 @@ import SSVCPosix
 /// The Varlink socket: one task per connection in a discarding task group,
 /// errors caught and journaled per connection, so that no client can take
 /// the server or the other clients down.
-public final class ControlServer: Service {
+package final class ControlServer: Service {
     typealias Connection = NIOAsyncChannel<ControlCall, ByteBuffer>
 
     private let listener: NIOAsyncChannel<Connection, Never>
@@ -22,8 +22,8 @@ public final class ControlServer: Service {
     /// Closes the listener, then every open connection, when the daemon stops.
     private let quiescing: ServerQuiescingHelper
 
-    public struct BindError: Error, CustomStringConvertible {
-        public let description: String
+    package struct BindError: Error, CustomStringConvertible {
+        package let description: String
     }
 
     private init(
@@ -41,7 +41,7 @@ public final class ControlServer: Service {
     /// created, a stale socket replaced, but a live one (another ssvcd) or a
     /// file that is not a socket is an error. The socket is mode 0666:
     /// anyone may read; `Check` and `Reload` check the caller.
-    public static func start(
+    package static func start(
         path: String, passedSocket: Int32?, dispatcher: ControlDispatcher, logger: Logger,
         idleMemory: IdleMemoryReleaser? = nil, limiter: ConnectionLimiter = ConnectionLimiter(descriptors: 1_024)
     ) async throws(BindError) -> ControlServer {
@@ -113,7 +113,7 @@ public final class ControlServer: Service {
         unlink(path)
     }
 
-    public func run() async throws {
+    package func run() async throws {
         defer { if let ownedPath { unlink(ownedPath) } }
         await withGracefulShutdownHandler {
             await withDiscardingTaskGroup { group in

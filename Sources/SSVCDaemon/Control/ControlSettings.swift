@@ -5,12 +5,12 @@ import NIOConcurrencyHelpers
 /// connection stays open (`idle-timeout-seconds`). Read at every call and
 /// at every new connection, so that a reload applies them from the next
 /// one on; connections already open keep the idle limit they began with.
-public final class ControlSettings: Sendable {
-    public struct Values: Sendable, Equatable {
-        public var controlGroup: UInt32?
-        public var idleTimeoutSeconds: Int
+package final class ControlSettings: Sendable {
+    package struct Values: Sendable, Equatable {
+        package var controlGroup: UInt32?
+        package var idleTimeoutSeconds: Int
 
-        public init(_ daemon: DaemonSettings) {
+        package init(_ daemon: DaemonSettings) {
             controlGroup = daemon.controlGroupID
             idleTimeoutSeconds = daemon.idleTimeoutSeconds
         }
@@ -18,11 +18,11 @@ public final class ControlSettings: Sendable {
 
     private let values: NIOLockedValueBox<Values>
 
-    public init(_ daemon: DaemonSettings) {
+    package init(_ daemon: DaemonSettings) {
         values = NIOLockedValueBox(Values(daemon))
     }
 
-    public var current: Values { values.withLockedValue { $0 } }
+    package var current: Values { values.withLockedValue { $0 } }
 
     func update(_ daemon: DaemonSettings) {
         values.withLockedValue { $0 = Values(daemon) }

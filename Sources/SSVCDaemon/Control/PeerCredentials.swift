@@ -6,14 +6,14 @@ import SSVCPosix
 /// when the peer connected: `SO_PEERCRED` and `SO_PEERGROUPS`. Never read
 /// from `/proc` later, when the peer may have exited and its pid been
 /// reused by another process.
-public struct PeerCredentials: Sendable, Equatable {
-    public let pid: Int32
-    public let uid: UInt32
-    public let gid: UInt32
+package struct PeerCredentials: Sendable, Equatable {
+    package let pid: Int32
+    package let uid: UInt32
+    package let gid: UInt32
     /// Supplementary groups at connect time; empty when unknown.
-    public let groups: [UInt32]
+    package let groups: [UInt32]
 
-    public init(pid: Int32, uid: UInt32, gid: UInt32, groups: [UInt32] = []) {
+    package init(pid: Int32, uid: UInt32, gid: UInt32, groups: [UInt32] = []) {
         self.pid = pid
         self.uid = uid
         self.gid = gid

@@ -5,7 +5,7 @@ import SSVCPosix
 /// through the check service or the JSON encoder. The service invalidates it
 /// whenever an app's state, plan or configuration changes; an entry also
 /// expires after a second, because `stale` depends on the time.
-public final class StatusCache: Sendable {
+package final class StatusCache: Sendable {
     private struct Entry {
         let reply: [UInt8]
         let expires: Double
@@ -19,7 +19,7 @@ public final class StatusCache: Sendable {
     private let lifetime: Double
     private let contents = NIOLockedValueBox(Contents())
 
-    public init(lifetime: Double = 1) {
+    package init(lifetime: Double = 1) {
         self.lifetime = lifetime
     }
 

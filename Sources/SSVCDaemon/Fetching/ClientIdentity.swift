@@ -4,15 +4,15 @@ import SSVCPosix
 /// A client certificate (PEM, the chain in order) and its private key, read
 /// and checked against each other when the configuration is loaded, so a
 /// wrong pair stops the start or the reload rather than a check.
-public struct ClientIdentity: Sendable, Hashable {
-    public let certificateFile: String
-    public let keySource: SecretSource
+package struct ClientIdentity: Sendable, Hashable {
+    package let certificateFile: String
+    package let keySource: SecretSource
     let chain: [NIOSSLCertificate]
     let key: NIOSSLPrivateKey
 
     /// Reads both files; the error says which one failed and why (never
     /// the key's contents).
-    public static func load(certificateFile: String, key keySource: SecretSource, environment: [String: String]) throws(Failure) -> ClientIdentity {
+    package static func load(certificateFile: String, key keySource: SecretSource, environment: [String: String]) throws(Failure) -> ClientIdentity {
         let chain: [NIOSSLCertificate]
         do {
             chain = try NIOSSLCertificate.fromPEMBytes(try BoundedReader.read(path: certificateFile, limit: Fetcher.maximumPEMBytes))
@@ -47,8 +47,8 @@ public struct ClientIdentity: Sendable, Hashable {
         return ClientIdentity(certificateFile: certificateFile, keySource: keySource, chain: chain, key: key)
     }
 
-    public struct Failure: Error, Equatable, CustomStringConvertible {
-        public let description: String
+    package struct Failure: Error, Equatable, CustomStringConvertible {
+        package let description: String
     }
 
     /// `configuration` presenting this identity.

@@ -2,13 +2,13 @@ import SSVCCore
 
 /// How one app's requests travel: the proxy choice, its own headers, a
 /// bearer token, a client certificate.
-public struct FetchOptions: Sendable {
-    public var proxy: ProxyPolicy
-    public var headers: [RequestHeader]
-    public var bearerToken: SecretSource?
-    public var clientIdentity: ClientIdentity?
+package struct FetchOptions: Sendable {
+    package var proxy: ProxyPolicy
+    package var headers: [RequestHeader]
+    package var bearerToken: SecretSource?
+    package var clientIdentity: ClientIdentity?
 
-    public init(proxy: ProxyPolicy = ProxyPolicy(), headers: [RequestHeader] = [], bearerToken: SecretSource? = nil, clientIdentity: ClientIdentity? = nil) {
+    package init(proxy: ProxyPolicy = ProxyPolicy(), headers: [RequestHeader] = [], bearerToken: SecretSource? = nil, clientIdentity: ClientIdentity? = nil) {
         self.proxy = proxy
         self.headers = headers
         self.bearerToken = bearerToken
@@ -20,7 +20,7 @@ extension FetchOptions {
     /// These options for a request to `url` made for a source at `origin`:
     /// the bearer token is for the origin's host, and a request to another
     /// host (a signature, an input's source elsewhere) goes without it.
-    public func sending(to url: String, tokenFor origin: String?) -> FetchOptions {
+    package func sending(to url: String, tokenFor origin: String?) -> FetchOptions {
         var options = self
         if FetchTarget(url)?.host != origin.flatMap(FetchTarget.init)?.host { options.bearerToken = nil }
         return options
@@ -29,7 +29,7 @@ extension FetchOptions {
 
 extension AppConfiguration {
     /// The app's settings over the daemon's.
-    public func fetchOptions(_ daemon: DaemonSettings) -> FetchOptions {
+    package func fetchOptions(_ daemon: DaemonSettings) -> FetchOptions {
         var policy = daemon.proxy
         policy.app = proxy
         // The format's headers first: the app's own replace them.
@@ -41,7 +41,7 @@ extension AppConfiguration {
 
     /// The proxy its configured URL goes through, as the status shows it
     /// (password hidden); nil when direct or a file.
-    public func proxyInUse(_ daemon: DaemonSettings) -> String? {
+    package func proxyInUse(_ daemon: DaemonSettings) -> String? {
         guard let target = url.flatMap(FetchTarget.init), target.scheme == "http" || target.scheme == "https" else { return nil }
         return fetchOptions(daemon).proxy.server(scheme: target.scheme, host: target.host)?.description
     }

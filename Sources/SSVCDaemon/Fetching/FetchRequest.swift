@@ -2,7 +2,7 @@ import FoundationEssentials
 import SSVCCore
 
 /// What a fetch brought back.
-public enum FetchOutcome: Sendable, Equatable {
+package enum FetchOutcome: Sendable, Equatable {
     /// A 200 response, read whole, with its `ETag` when it had one (and,
     /// when it went to a `FetchSink`, its `Last-Modified`, the body empty).
     case body([UInt8], etag: String?, lastModified: String? = nil)
@@ -13,18 +13,18 @@ public enum FetchOutcome: Sendable, Equatable {
 /// A request other than a plain GET whose body is kept in memory: a POST
 /// with a JSON body (the OSV API), or a body written to a file as it
 /// streams (an OSV export of hundreds of megabytes).
-public struct FetchRequest: Sendable {
+package struct FetchRequest: Sendable {
     /// Sent as a POST with `Content-Type: application/json`.
-    public var post: [UInt8]?
+    package var post: [UInt8]?
     /// The body goes to this open file, not to memory.
-    public var sink: Int32?
+    package var sink: Int32?
     /// Sent as `If-Modified-Since`.
-    public var lastModified: String?
+    package var lastModified: String?
     /// How much longer than `timeout-seconds` the whole exchange may take
     /// (a large export); each read still waits at most `timeout-seconds`.
-    public var deadlineFactor: Int
+    package var deadlineFactor: Int
 
-    public init(post: [UInt8]? = nil, sink: Int32? = nil, lastModified: String? = nil, deadlineFactor: Int = 1) {
+    package init(post: [UInt8]? = nil, sink: Int32? = nil, lastModified: String? = nil, deadlineFactor: Int = 1) {
         self.post = post
         self.sink = sink
         self.lastModified = lastModified
@@ -34,12 +34,12 @@ public struct FetchRequest: Sendable {
 
 /// The most a body may have, and what sets it, for messages:
 /// "max-response-bytes (1048576)".
-public struct BodyBound: Sendable, CustomStringConvertible {
-    public let bytes: Int
-    public let description: String
+package struct BodyBound: Sendable, CustomStringConvertible {
+    package let bytes: Int
+    package let description: String
 
     /// A minisign signature file: 4 KiB, as the format allows.
-    public static let signature = BodyBound(bytes: Minisign.maximumSignatureBytes, description: "the \(Minisign.maximumSignatureBytes) bytes a signature may have")
+    package static let signature = BodyBound(bytes: Minisign.maximumSignatureBytes, description: "the \(Minisign.maximumSignatureBytes) bytes a signature may have")
 
     static func maxResponseBytes(_ bytes: Int) -> BodyBound {
         BodyBound(bytes: bytes, description: "max-response-bytes (\(bytes))")
@@ -48,9 +48,9 @@ public struct BodyBound: Sendable, CustomStringConvertible {
 
 /// Why a fetch failed, in words for the journal, and whether the server
 /// asked for a pause (`Retry-After` on 429 or 503).
-public struct FetchError: Error, Equatable, CustomStringConvertible {
-    public let description: String
-    public let retryAfter: Date?
+package struct FetchError: Error, Equatable, CustomStringConvertible {
+    package let description: String
+    package let retryAfter: Date?
 
     init(_ description: String, retryAfter: Date? = nil) {
         self.description = description

@@ -15,8 +15,8 @@ import SSVCPosix
 /// proxy again (a redirect may leave the no-proxy list or enter it). The
 /// body is counted while it streams and the request abandoned past
 /// `max-response-bytes`, so a huge answer costs no memory.
-public final class Fetcher: Sendable {
-    public static let maximumRedirects = 5
+package final class Fetcher: Sendable {
+    package static let maximumRedirects = 5
 
     /// One HTTP client per proxy and client certificate in use: each holds
     /// its own connection pool and TLS context.
@@ -36,7 +36,7 @@ public final class Fetcher: Sendable {
     private let environment: [String: String]
 
     /// `environment` gives `CREDENTIALS_DIRECTORY` for tokens.
-    public init(settings: DaemonSettings, environment: [String: String]) {
+    package init(settings: DaemonSettings, environment: [String: String]) {
         caRoots = settings.caFile.map { file in
             Result { () throws(FetchError) in
                 do {
@@ -87,7 +87,7 @@ public final class Fetcher: Sendable {
     /// Closes the clients' connections. Completions run on a serial queue
     /// of ours: `HTTPClient.shutdown()` would use a global queue, and with
     /// it start libdispatch's once-a-second worker-pool monitor.
-    public func shutdown() async {
+    package func shutdown() async {
         let all = clients.withLockedValue { clients in
             defer { clients = [:] }
             return Array(clients.values)
@@ -123,7 +123,7 @@ public final class Fetcher: Sendable {
 
     /// `limit`: the most a body may have, `max-response-bytes` unless told;
     /// `now`: the time a `Retry-After` or a rate limit's reset counts from.
-    public func fetch(
+    package func fetch(
         _ url: String, etag: String?, options: FetchOptions = FetchOptions(), limit: BodyBound? = nil,
         request: FetchRequest = FetchRequest(), now: Date
     ) async throws(FetchError) -> FetchOutcome {

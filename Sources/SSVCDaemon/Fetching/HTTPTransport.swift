@@ -6,7 +6,7 @@ import SSVCSigning
 /// network, and file URLs), or a test's server in memory
 /// (`CheckService.Runtime.transport`), as NIO pairs `EmbeddedChannel` with
 /// a real channel.
-public protocol HTTPTransport: Sendable {
+package protocol HTTPTransport: Sendable {
     /// One request and its answer: the body (within `limit`, or
     /// `max-response-bytes` when nil; into `request.sink` when it has one),
     /// 304, or an error naming what failed. `now`: the time a

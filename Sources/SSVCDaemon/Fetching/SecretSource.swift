@@ -4,12 +4,12 @@ import SSVCPosix
 /// (a file in `$CREDENTIALS_DIRECTORY`, which `LoadCredential=` and
 /// `LoadCredentialEncrypted=` fill for the service and which only the
 /// service can read).
-public enum SecretSource: Sendable, Hashable, CustomStringConvertible {
+package enum SecretSource: Sendable, Hashable, CustomStringConvertible {
     case file(String)
     case credential(String)
 
     /// The path, or `credential NAME`: what errors name, never the secret.
-    public var description: String {
+    package var description: String {
         switch self {
         case let .file(path): path
         case let .credential(name): "credential \(name)"
@@ -38,8 +38,8 @@ public enum SecretSource: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    public struct Failure: Error, Equatable, CustomStringConvertible {
-        public let description: String
+    package struct Failure: Error, Equatable, CustomStringConvertible {
+        package let description: String
     }
 }
 

@@ -165,10 +165,10 @@ struct MetricFamily: Sendable {
 }
 
 /// An app's settings of every input it uses, by input.
-public struct InputSettings: Sendable, Equatable {
+package struct InputSettings: Sendable, Equatable {
     private var values: [String: any Sendable] = [:]
 
-    public init() {}
+    package init() {}
 
     subscript<Input: AppInput>(_ input: Input.Type) -> Input.Settings? {
         get { values[Input.name] as? Input.Settings }
@@ -178,11 +178,11 @@ public struct InputSettings: Sendable, Equatable {
     }
 
     /// The names of the inputs the app uses, in `AppInputs.all`'s order.
-    public var names: [String] { AppInputs.all.map { $0.name }.filter { values[$0] != nil } }
+    package var names: [String] { AppInputs.all.map { $0.name }.filter { values[$0] != nil } }
 
-    public var isEmpty: Bool { values.isEmpty }
+    package var isEmpty: Bool { values.isEmpty }
 
-    public static func == (a: InputSettings, b: InputSettings) -> Bool {
+    package static func == (a: InputSettings, b: InputSettings) -> Bool {
         AppInputs.all.allSatisfy { $0.sameSettings(a, b) }
     }
 }

@@ -16,33 +16,33 @@ import SSVCPosix
 /// too), as ssh's `StrictModes` judges a key file.
 /// Their output goes to the journal line by line; a failure is logged and
 /// changes nothing else.
-public final class HookRunner: Sendable {
+package final class HookRunner: Sendable {
     /// What happened, as the hook's environment tells it.
-    public struct Event: Sendable {
+    package struct Event: Sendable {
         /// `SSVC_EVENT`: `status-changed`, `notice`, or an input's own
         /// (each input declares its kind beside it).
-        public struct Kind: RawRepresentable, Sendable, Equatable {
-            public var rawValue: String
-            public init(rawValue: String) { self.rawValue = rawValue }
+        package struct Kind: RawRepresentable, Sendable, Equatable {
+            package var rawValue: String
+            package init(rawValue: String) { self.rawValue = rawValue }
 
-            public static let statusChanged = Self(rawValue: "status-changed")
-            public static let notice = Self(rawValue: "notice")
+            package static let statusChanged = Self(rawValue: "status-changed")
+            package static let notice = Self(rawValue: "notice")
         }
 
-        public var kind: Kind
-        public var app: String
-        public var status: UpdateStatus
-        public var previousStatus: UpdateStatus
-        public var currentVersion: String?
-        public var latestVersion: String?
+        package var kind: Kind
+        package var app: String
+        package var status: UpdateStatus
+        package var previousStatus: UpdateStatus
+        package var currentVersion: String?
+        package var latestVersion: String?
         /// Empty for an app without a version server.
-        public var url: String
+        package var url: String
         /// The notice's text (notices only).
-        public var message: String?
+        package var message: String?
         /// What the app's inputs add (`AppInput`), each `SSVC_` variable by name.
-        public var inputVariables: [String: String] = [:]
+        package var inputVariables: [String: String] = [:]
 
-        public init(
+        package init(
             kind: Kind, app: String, status: UpdateStatus, previousStatus: UpdateStatus, currentVersion: String?, latestVersion: String?,
             url: String, message: String? = nil
         ) {
@@ -69,7 +69,7 @@ public final class HookRunner: Sendable {
         }
     }
 
-    public static let timeout: Double = 30
+    package static let timeout: Double = 30
     /// Output kept per hook run; past it the hook's next write fails (SIGPIPE).
     static let outputLimit = 64 * 1024
 
@@ -87,7 +87,7 @@ public final class HookRunner: Sendable {
 
     /// `environment` is the daemon's, which hooks inherit under the `SSVC_`
     /// variables; `running` is shared by the runners a reload replaces.
-    public init(directory: String, environment: [String: String], logger: Logger, running: RunningCommands = RunningCommands()) {
+    package init(directory: String, environment: [String: String], logger: Logger, running: RunningCommands = RunningCommands()) {
         self.running = running
         self.directory = directory
         self.environment = environment
@@ -97,7 +97,7 @@ public final class HookRunner: Sendable {
     /// Queues `event` for the hooks the folder holds when its turn comes,
     /// and returns at once: the folder is listed and each hook's ownership
     /// checked on the hooks' own queue, never on the daemon's executor.
-    public func run(_ event: Event) {
+    package func run(_ event: Event) {
         let lane = Int(event.app.utf8.reduce(UInt32(0)) { $0 &* 31 &+ UInt32($1) } % UInt32(Self.lanes))
         queues[lane].async { [self] in
             for name in hooks() { runOne(name, event) }
@@ -128,7 +128,7 @@ public final class HookRunner: Sendable {
     /// user than root and the daemon's, or writable by group or others
     /// (`FileSystem.trustProblem`). A refused folder refuses every hook in
     /// it (named "*"). `ssvcd --check-config` prints the same refusals.
-    public static func listing(_ directory: String) -> (runnable: [String], refused: [(name: String, problem: String)]) {
+    package static func listing(_ directory: String) -> (runnable: [String], refused: [(name: String, problem: String)]) {
         let names: [String]
         do {
             names = try FileSystem.names(in: directory) ?? []

@@ -4,29 +4,29 @@ import SSVCCore
 /// The apps as Prometheus's text exposition format, for node_exporter's
 /// textfile collector: gauges only, `# HELP` and `# TYPE` for each family,
 /// no sample timestamps (node_exporter refuses a file that has them).
-public enum MetricsExposition {
+package enum MetricsExposition {
     /// One app's figures.
-    public struct App: Sendable, Equatable {
-        public var name: String
-        public var format: String
-        public var schedule: String
-        public var currentVersion: String?
-        public var latestVersion: String?
-        public var status: UpdateStatus
-        public var lastCheck: Date?
-        public var lastSuccess: Date?
-        public var nextCheck: Date?
+    package struct App: Sendable, Equatable {
+        package var name: String
+        package var format: String
+        package var schedule: String
+        package var currentVersion: String?
+        package var latestVersion: String?
+        package var status: UpdateStatus
+        package var lastCheck: Date?
+        package var lastSuccess: Date?
+        package var nextCheck: Date?
         /// A newer version phased in later here, and when.
-        public var pendingVersion: String?
-        public var offerAt: Date?
+        package var pendingVersion: String?
+        package var offerAt: Date?
         /// A newer version a hold, `max-version` or `ignore-versions` keeps back.
-        public var held: Bool
-        public var consecutiveFailures: Int
-        public var stale: Bool
+        package var held: Bool
+        package var consecutiveFailures: Int
+        package var stale: Bool
         /// The series each input the app uses adds, by input (`AppInput`).
         var inputs: [String: [MetricSample]] = [:]
 
-        public init(
+        package init(
             name: String, format: String, schedule: String, currentVersion: String?, latestVersion: String?, status: UpdateStatus,
             lastCheck: Date?, lastSuccess: Date?, nextCheck: Date?, pendingVersion: String? = nil, offerAt: Date? = nil,
             held: Bool = false, consecutiveFailures: Int, stale: Bool
@@ -50,7 +50,7 @@ public enum MetricsExposition {
 
     /// The file's bytes, built in one buffer: a thousand apps make about
     /// a megabyte, and no copy of it is made on the way to the file.
-    public static func render(_ apps: [App]) -> [UInt8] {
+    package static func render(_ apps: [App]) -> [UInt8] {
         var text: [UInt8] = []
         text.reserveCapacity(1_200 * apps.count + 2_000)
         func family(_ name: String, _ help: String, among chosen: [App]? = nil, _ samples: (App) -> [(labels: String, value: String)]) {

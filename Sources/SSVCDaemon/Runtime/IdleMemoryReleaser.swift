@@ -18,9 +18,9 @@ import CMemory
 /// again, the release is the last thing the daemon does. On a Dispatch
 /// queue the worker would wake once more to exit, and NIO's loop would map
 /// back 1.3 MiB of its own code on its way back to `epoll_wait`.
-public final class IdleMemoryReleaser: Sendable {
+package final class IdleMemoryReleaser: Sendable {
     /// How long after the last work the memory goes back.
-    public static let defaultQuietPeriod: Duration = .seconds(10)
+    package static let defaultQuietPeriod: Duration = .seconds(10)
 
     /// The C side's state; it lives as long as the process, like its thread.
     private nonisolated(unsafe) let releaser: OpaquePointer?
@@ -28,7 +28,7 @@ public final class IdleMemoryReleaser: Sendable {
     /// `release` runs on the releaser's thread with `context`; by default
     /// it is `releaseNow`. Without a thread (the system refused one), work
     /// is noted and nothing is released.
-    public init(
+    package init(
         quietPeriod: Duration = defaultQuietPeriod,
         release: @convention(c) (UnsafeMutableRawPointer?) -> Void = { _ in IdleMemoryReleaser.releaseNow() },
         context: UnsafeMutableRawPointer? = nil
@@ -40,7 +40,7 @@ public final class IdleMemoryReleaser: Sendable {
 
     /// Cheap enough for every control call: a clock read, an atomic store,
     /// and a write to the eventfd only when the thread is not counting down.
-    public func noteActivity() {
+    package func noteActivity() {
         if let releaser { ssvc_idle_releaser_note(releaser) }
     }
 
@@ -53,7 +53,7 @@ public final class IdleMemoryReleaser: Sendable {
     /// 50.2 MiB over 10 minutes). Its few threads rarely allocate at once;
     /// with one arena the soak holds at 34 MiB and GetStatus p99 does not
     /// move (docs/testing.md). Called first, before any thread starts.
-    public static func limitArenas(environment: [String: String]) {
+    package static func limitArenas(environment: [String: String]) {
         guard environment["MALLOC_ARENA_MAX"] == nil, environment["GLIBC_TUNABLES"] == nil else { return }
         _ = ssvc_limit_arenas(1)
     }
@@ -61,7 +61,7 @@ public final class IdleMemoryReleaser: Sendable {
     /// Trims the heap, then drops the read-only pages of every loaded
     /// object; returns the bytes of address range advised.
     @discardableResult
-    public static func releaseNow() -> Int {
+    package static func releaseNow() -> Int {
         _ = ssvc_trim_heap()
         return ssvc_release_code_pages()
     }

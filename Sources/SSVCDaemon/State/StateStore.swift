@@ -5,35 +5,35 @@ import SSVCPosix
 
 /// `<state-dir>/state.json`, written so that a crash at any instant leaves
 /// the old file or the new one, never a torn one.
-public struct StateStore: Sendable {
-    public let directory: String
+package struct StateStore: Sendable {
+    package let directory: String
 
-    public init(directory: String) {
+    package init(directory: String) {
         self.directory = directory
     }
 
-    public var path: String { directory + "/state.json" }
+    package var path: String { directory + "/state.json" }
 
-    public struct Failure: Error, CustomStringConvertible {
-        public let description: String
+    package struct Failure: Error, CustomStringConvertible {
+        package let description: String
     }
 
     /// A state file that could not be used and was moved aside.
-    public struct Recovery: Sendable {
-        public let movedTo: String
-        public let reason: String
+    package struct Recovery: Sendable {
+        package let movedTo: String
+        package let reason: String
     }
 
     /// What `load` found.
-    public struct Loaded: Sendable {
-        public var state: DaemonState
+    package struct Loaded: Sendable {
+        package var state: DaemonState
         /// The file could not be used and was moved aside.
-        public var recovery: Recovery?
+        package var recovery: Recovery?
         /// The schema of a file written by a newer ssvc: kept as it is,
         /// and never written over by this one.
-        public var newerSchema: Int?
+        package var newerSchema: Int?
         /// Fields whose numbers were out of range, each reset, in words.
-        public var repairs: [String] = []
+        package var repairs: [String] = []
     }
 
     /// The saved state; a fresh one when there is none.
@@ -44,7 +44,7 @@ public struct StateStore: Sendable {
     /// | this schema                      | its state; numbers out of range reset (`repairs`)   |
     /// | a newer schema                   | a fresh state in memory, the file left (`newerSchema`) |
     /// | unreadable, corrupt, older, special | moved to `state.json.corrupt-<time>` (`recovery`) |
-    public func load(now: Date) throws(Failure) -> Loaded {
+    package func load(now: Date) throws(Failure) -> Loaded {
         try makeDirectory()
         if let problem = FileSystem.folderProblem(directory) { throw Failure(description: "cannot write \(path): \(problem)") }
         removeLeftoverTemporaries()
@@ -81,7 +81,7 @@ public struct StateStore: Sendable {
     /// | free                     | taken; the descriptor is kept open (close-on-exec) |
     /// | held by another process  | `Failure` naming its pid                        |
     /// | the folder unusable      | `Failure` with the system's reason              |
-    public func lock() throws(Failure) {
+    package func lock() throws(Failure) {
         try makeDirectory()
         let lockPath = directory + "/state.lock"
         let descriptor = open(lockPath, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
@@ -112,7 +112,7 @@ public struct StateStore: Sendable {
     }
 
     /// The most a state file may hold: `load` reads no more.
-    public static let maximumBytes = 64 << 20
+    package static let maximumBytes = 64 << 20
 
     /// Writes a temporary file, fsyncs it, renames it over `state.json`, and
     /// fsyncs the directory so that the rename itself is durable.
@@ -123,7 +123,7 @@ public struct StateStore: Sendable {
     /// out of the file instead, with their ETags (those apps fetch their
     /// document whole after a restart). Returns the apps left out, largest first.
     @discardableResult
-    public func save(_ state: DaemonState) throws(Failure) -> [String] {
+    package func save(_ state: DaemonState) throws(Failure) -> [String] {
         var state = state
         var data = try Self.encode(state)
         var leftOut: [String] = []

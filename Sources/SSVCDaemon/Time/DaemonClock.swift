@@ -1,12 +1,12 @@
 @preconcurrency import Glibc
 import Dispatch
-public import FoundationEssentials
+import FoundationEssentials
 import SSVCCore
 
 /// "What time is it" and "call me at wall time T", the only way the
 /// daemon's logic learns the time. `WallClock` runs on Dispatch wall time;
 /// `ManualClock` is moved by a test, which then runs in virtual time.
-public protocol DaemonClock: Sendable {
+package protocol DaemonClock: Sendable {
     var now: Date { get }
 
     /// Calls `action` at `deadline`, or at once when it has passed. The
@@ -16,29 +16,29 @@ public protocol DaemonClock: Sendable {
 
 extension DaemonClock {
     /// `seconds` from now.
-    public func schedule(after seconds: TimeInterval, leeway: Duration, _ action: @escaping @Sendable () async -> Void) -> ClockTimer {
+    package func schedule(after seconds: TimeInterval, leeway: Duration, _ action: @escaping @Sendable () async -> Void) -> ClockTimer {
         schedule(at: now.addingTimeInterval(seconds), leeway: leeway, action)
     }
 }
 
 /// A scheduled call; `cancel` makes sure it does not happen.
-public protocol ClockTimer: Sendable {
+package protocol ClockTimer: Sendable {
     func cancel()
 }
 
 /// The real clock: timers on Dispatch wall time (time asleep counts),
 /// with leeway so that the kernel may coalesce wake-ups, and no timer of
 /// its own: an idle daemon is not woken.
-public struct WallClock: DaemonClock {
+package struct WallClock: DaemonClock {
     /// Timers fire here, then hop into the caller's actor. A serial queue
     /// of its own: a global one would start libdispatch's monitor.
     private static let queue = DispatchQueue(label: "io.ssvc.timers")
 
-    public init() {}
+    package init() {}
 
-    public var now: Date { Date() }
+    package var now: Date { Date() }
 
-    public func schedule(at deadline: Date, leeway: Duration, _ action: @escaping @Sendable () async -> Void) -> ClockTimer {
+    package func schedule(at deadline: Date, leeway: Duration, _ action: @escaping @Sendable () async -> Void) -> ClockTimer {
         let source = DispatchSource.makeTimerSource(queue: Self.queue)
         // Within years 0…9999, so that no planned time, however far, traps.
         let seconds = max(CivilTime.clampedSeconds(deadline), 0)

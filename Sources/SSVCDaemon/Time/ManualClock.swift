@@ -1,4 +1,4 @@
-public import FoundationEssentials
+import FoundationEssentials
 import Synchronization
 
 /// A clock that moves only when told (NIO's `EmbeddedEventLoop`, swift-clocks'
@@ -6,7 +6,7 @@ import Synchronization
 /// the order they were scheduled), each at its own instant and to its end
 /// before the next. A test of a schedule, a retry or an offer runs in
 /// milliseconds and cannot flake. Leeway is ignored: a call comes on time.
-public final class ManualClock: DaemonClock {
+package final class ManualClock: DaemonClock {
     private struct Scheduled {
         let deadline: Date
         let order: Int
@@ -21,18 +21,18 @@ public final class ManualClock: DaemonClock {
 
     private let contents: Mutex<Contents>
 
-    public init(now: Date) {
+    package init(now: Date) {
         contents = Mutex(Contents(now: now))
     }
 
-    public var now: Date { contents.withLock { $0.now } }
+    package var now: Date { contents.withLock { $0.now } }
 
     /// The deadlines of the calls still to come, earliest first.
-    public var deadlines: [Date] {
+    package var deadlines: [Date] {
         contents.withLock { $0.scheduled.values.sorted { ($0.deadline, $0.order) < ($1.deadline, $1.order) }.map(\.deadline) }
     }
 
-    public func schedule(at deadline: Date, leeway: Duration, _ action: @escaping @Sendable () async -> Void) -> ClockTimer {
+    package func schedule(at deadline: Date, leeway: Duration, _ action: @escaping @Sendable () async -> Void) -> ClockTimer {
         let order = contents.withLock { contents in
             let order = contents.nextOrder
             contents.nextOrder += 1
@@ -48,14 +48,14 @@ public final class ManualClock: DaemonClock {
 
     /// Moves time `seconds` on, firing everything due on the way,
     /// including what the calls themselves schedule within the span.
-    public func advance(by seconds: TimeInterval) async {
+    package func advance(by seconds: TimeInterval) async {
         await advance(to: now.addingTimeInterval(seconds))
     }
 
     /// Moves time to `target` (never back), firing everything due up to it.
     /// A cancelled task stops firing: a test whose timers re-arm themselves
     /// at the same instant forever fails at its time limit, not hangs.
-    public func advance(to target: Date) async {
+    package func advance(to target: Date) async {
         while !Task.isCancelled, let next = takeNext(upTo: target) {
             await next()
         }

@@ -164,7 +164,7 @@ enum Advisories: AppInput {
 
 extension AppConfiguration {
     /// `advisories = "osv"` and its keys; nil: no advisories asked about.
-    public var advisories: AdvisorySettings? {
+    package var advisories: AdvisorySettings? {
         get { inputs[Advisories.self] }
         set { inputs[Advisories.self] = newValue }
     }
