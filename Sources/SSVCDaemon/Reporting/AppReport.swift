@@ -8,7 +8,11 @@ import SSVCCore
 /// Watch event, a metrics series, a hook's variables, a journal entry's
 /// fields, STATUS=) reads these values, so that they cannot disagree; a
 /// change is told by comparing the report before it with the report after.
-struct AppReport {
+///
+/// A class, though it never changes: the service keeps one per app, and a
+/// dictionary of 1,700-byte values took 3.5 MB of buckets for 1,000 apps
+/// (`make bench`'s idle RSS with 1,000 apps, 11.0 → 14.4 MiB).
+final class AppReport: Sendable {
     let app: AppConfiguration
     let state: AppState
     let next: NextCheck
