@@ -112,7 +112,8 @@ struct Evaluate: ParsableCommand {
         valueName: "seconds"))
     var phasedRolloutSeconds: Int?
 
-    @Option(help: ArgumentHelp(
+    // Taken whatever it starts with: `-0` is a position, not an option.
+    @Option(parsing: .unconditional, help: ArgumentHelp(
         "This machine's place in a phased rollout, 0 to 1, as rollout-position (default 0: the first machines).", valueName: "p"))
     var rolloutPosition: Double?
 

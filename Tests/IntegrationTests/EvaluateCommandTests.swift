@@ -72,6 +72,9 @@ struct EvaluateCommandTests {
         #expect(required.status == 11)
         let bad = try await evaluate(document, ["--rollout-position", "1.5"])
         #expect(bad.status == 64 && bad.standardError.contains("--rollout-position: must be from 0 to 1, found 1.5"), "\(bad.standardError)")
+        // `-0` is the first machines' position, not an option (issue 52).
+        let zero = try await evaluate(document, ["--rollout-position", "-0", "--now", "2027-01-15T08:00:01Z"])
+        #expect(zero.status == 10, "\(zero.standardOutput)\(zero.standardError)")
     }
 
     @Test("up to date and ahead exit 0, available 10, required 11", arguments: [

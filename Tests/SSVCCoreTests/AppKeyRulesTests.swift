@@ -76,10 +76,10 @@ struct AppKeyRulesTests {
         #expect(throws: KeyProblem("expected one of never, hourly, daily, weekly, monthly, found 'often'")) {
             try AppKeys.schedule.decode(.string("often"))
         }
-        #expect(throws: KeyProblem(member: ".X-Fleet", "expected a string, found int")) {
+        #expect(throws: KeyProblem(member: ".X-Fleet", "expected a string, found integer")) {
             try AppKeys.headers.decode(.table(ConfigTable([("X-Fleet", .int(1))])))
         }
-        #expect(throws: KeyProblem("expected an array of strings, found int")) { try AppKeys.publicKeys.decode(.array([.int(1)])) }
+        #expect(throws: KeyProblem("expected an array of strings, found integer")) { try AppKeys.publicKeys.decode(.array([.int(1)])) }
     }
 
     @Test("every key is declared once: no name twice within a table")

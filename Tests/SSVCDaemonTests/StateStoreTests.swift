@@ -109,6 +109,25 @@ struct StateStoreTests {
         #expect(app.decision?.latestVersion == "2.0")
     }
 
+    @Test("a fractional or negative count is no count: it starts again at 0, never at the largest (issue 52)", arguments: [
+        ("2.5", "set to 0"), ("-3", "set to 0"), ("1e3", "set to 0"), ("99999999999999999999", "set to 9223372036854775807"),
+    ])
+    func fractionalCount(written: String, repair: String) throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var text = String(decoding: try Self.fixture("schema-1.json"), as: UTF8.self)
+        text = text.replacingOccurrences(of: #""consecutiveFailures" : 2"#, with: #""consecutiveFailures" : \#(written)"#)
+        text = text.replacingOccurrences(of: #""count" : 3"#, with: #""count" : 1.5"#)
+        let loaded = try store(holding: Data(text.utf8)).load(now: Date())
+        #expect(loaded.recovery == nil)
+        #expect(loaded.repairs.sorted() == [
+            "state.json: apps.billing.consecutiveFailures out of range (\(written)); \(repair)",
+            "state.json: apps.billing.messages.id:welcome.count out of range (1.5); set to 0",
+        ])
+        let app = try #require(loaded.state.apps["billing"])
+        #expect(app.consecutiveFailures == (repair == "set to 0" ? 0 : .max))
+        #expect(app.messages["id:welcome"]?.count == 0)
+    }
+
     @Test("a state.json that is a FIFO is moved aside at once, not read with a wait")
     func fifo() throws {
         defer { try? FileManager.default.removeItem(at: folder) }

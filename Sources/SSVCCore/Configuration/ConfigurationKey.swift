@@ -37,6 +37,15 @@ package struct ConfigurationKey<Value: Sendable>: Sendable {
         KeyEntry(name: name, form: form, defaultText: defaultValue.flatMap { KeyEntry.text($0) }, summary: summary)
     }
 
+    /// Why no value may hold `text`: a C1 control (U+0080 to U+009F),
+    /// which TOML lets through raw and a terminal obeys (U+009B begins a
+    /// control sequence), named by its code point. Nil when it holds none.
+    static func controlProblem(_ text: String) -> String? {
+        guard let bad = text.unicodeScalars.first(where: { (0x80...0x9F).contains($0.value) }) else { return nil }
+        let hex = String(bad.value, radix: 16, uppercase: true)
+        return "holds the control character U+\(String(repeating: "0", count: max(0, 4 - hex.count)))\(hex)"
+    }
+
     private static func mismatch(_ expected: String, _ value: ConfigValue) -> KeyProblem {
         KeyProblem("expected \(expected), found \(value.type)")
     }
@@ -54,8 +63,9 @@ extension ConfigurationKey where Value == String {
     /// A string key; `form` says what the string is (a path, a URL, a name…).
     package init(_ name: String, _ form: KeyForm, default defaultValue: String? = nil, _ summary: String) {
         self.init(name, form: form, default: defaultValue, summary: summary) { value in
-            if let text = value.string { return .success(text) }
-            return .failure(Self.mismatch("a string", value))
+            guard let text = value.string else { return .failure(Self.mismatch("a string", value)) }
+            if let problem = Self.controlProblem(text) { return .failure(KeyProblem(problem)) }
+            return .success(text)
         }
     }
 }
@@ -112,8 +122,9 @@ extension ConfigurationKey where Value == [String] {
         self.init(name, form: form, default: nil, summary: summary) { value in
             guard let array = value.array else { return .failure(Self.mismatch("an array of strings", value)) }
             var strings: [String] = []
-            for element in array {
+            for (index, element) in array.enumerated() {
                 guard let text = element.string else { return .failure(Self.mismatch("an array of strings", element)) }
+                if let problem = Self.controlProblem(text) { return .failure(KeyProblem(member: "[\(index)]", problem)) }
                 strings.append(text)
             }
             return .success(strings)
@@ -132,6 +143,7 @@ extension ConfigurationKey where Value == [String: String] {
                 guard let text = element.string else {
                     return .failure(KeyProblem(member: ".\(member)", "expected a string, found \(element.type)"))
                 }
+                if let problem = Self.controlProblem(text) { return .failure(KeyProblem(member: ".\(member)", problem)) }
                 result[member] = text
             }
             return .success(result)

@@ -14,7 +14,11 @@ extension DaemonState {
             value = reset(text)
             repairs.append("state.json: \(path) out of range (\(current.summary)); \(value.map { "set to \($0.summary)" } ?? "removed")")
         }
-        let count = { (text: String) -> JSONValue? in .number(text.hasPrefix("-") ? "0" : String(Int.max)) }
+        // A whole number past the largest saturates; a negative or
+        // fractional one is no count at all and starts again at 0 (2.5
+        // used to read as the largest count: issue 52).
+        let whole = { (text: String) in !text.hasPrefix("-") && text.utf8.allSatisfy { (0x30...0x39).contains($0) } }
+        let count = { (text: String) -> JSONValue? in .number(whole(text) ? String(Int.max) : "0") }
         let unsigned = { (text: String) in UInt64(text) != nil }
         for index in apps.indices {
             guard case var .object(app) = apps[index].value else { continue }
@@ -34,7 +38,7 @@ extension DaemonState {
                     guard case var .object(fields) = records[record].value else { continue }
                     fields.update("count") {
                         check(&$0, "\(name).messages.\(records[record].key).count", fits: unsigned) { text in
-                            .number(text.hasPrefix("-") ? "0" : String(UInt64.max))
+                            .number(whole(text) ? String(UInt64.max) : "0")
                         }
                     }
                     records[record].value = .object(fields)

@@ -18,16 +18,23 @@ public indirect enum ConfigValue: Sendable, Equatable {
     public var table: ConfigTable? { if case let .table(table) = self { table } else { nil } }
     public var array: [ConfigValue]? { if case let .array(values) = self { values } else { nil } }
 
-    /// The type's name in errors ("expected a string, found int"), as TOMLKit named them.
+    /// The type's name in errors ("expected a string, found integer"), in
+    /// TOML's own words (its specification's headings, lower case).
     public var type: String {
         switch self {
         case .string: "string"
-        case .int: "int"
-        case .double: "double"
-        case .bool: "bool"
+        case .int: "integer"
+        case .double: "float"
+        case .bool: "boolean"
         case .table: "table"
         case .array: "array"
-        case let .other(type, _): type == "date-local" ? "date" : type == "time-local" ? "time" : "dateTime"
+        case let .other(type, _):
+            switch type {
+            case "date-local": "local date"
+            case "time-local": "local time"
+            case "datetime-local": "local date-time"
+            default: "offset date-time"
+            }
         }
     }
 }

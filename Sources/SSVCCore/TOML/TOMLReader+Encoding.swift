@@ -48,6 +48,10 @@ extension TOMLReader {
             let next = byte(at: index + offset)
             let range = offset == 1 ? low...high : 0x80...0xBF
             guard index + offset < bytes.count, range.contains(next) else {
+                // ED A0 to ED BF would be U+D800 to U+DFFF, UTF-16's surrogates.
+                if first == 0xED, offset == 1, (0xA0...0xBF).contains(next) {
+                    throw failure("invalid UTF-8: bytes 0xED 0x\(hex(next)) encode a UTF-16 surrogate (U+D800 to U+DFFF), which is no character", at: index)
+                }
                 throw failure("invalid UTF-8: the character starting with byte 0x\(hex(first)) is cut short or malformed", at: index)
             }
         }

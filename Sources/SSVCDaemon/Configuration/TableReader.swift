@@ -56,6 +56,8 @@ struct TableReader {
 
     func rejectUnknown(_ known: [String]) throws(ConfigurationError) {
         for (member, _) in table where !known.contains(member) {
+            // `"" = 1` is a key TOML allows and no table here has.
+            if member.isEmpty { throw error("\"\"", "an empty key: no key here is empty") }
             let hint = KeyLocator.suggestion(for: member, among: known).map { " (did you mean `\($0)`?)" } ?? ""
             // The key is quoted cut: an error line stays short whatever the file holds.
             throw error(DisplayText.cut(member, bytes: 256), "unknown key\(hint)")

@@ -45,7 +45,7 @@ struct TOMLHostileInputTests {
     func invalidUTF8() {
         #expect(error([0x61, 0x20, 0x3D, 0x20, 0x22, 0xFF, 0x22]) == "1:6: invalid UTF-8: byte 0xFF cannot start a character")
         #expect(error(Array("a = \"".utf8) + [0xC3]) == "1:6: invalid UTF-8: the character starting with byte 0xC3 is cut short or malformed")
-        #expect(error(Array("# ".utf8) + [0xED, 0xA0, 0x80]).contains("invalid UTF-8"))
+        #expect(error(Array("# ".utf8) + [0xED, 0xA0, 0x80]) == "1:3: invalid UTF-8: bytes 0xED 0xA0 encode a UTF-16 surrogate (U+D800 to U+DFFF), which is no character")
         #expect(error(Array("# ".utf8) + [0xC0, 0xAF]).contains("invalid UTF-8"))
         #expect(error(Array("# ".utf8) + [0xF4, 0x90, 0x80, 0x80]).contains("invalid UTF-8"))
     }

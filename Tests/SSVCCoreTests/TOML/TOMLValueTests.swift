@@ -59,14 +59,17 @@ struct TOMLValueTests {
         #expect(throws: TOMLError.self) { try value("1979-05-27T07:32:00+24:00") }
     }
 
-    @Test("type names match the loader's messages")
+    @Test("type names are TOML's own words, as the loader's messages say them")
     func typeNames() throws {
-        #expect(try value("1")?.type == "int")
-        #expect(try value("1.0")?.type == "double")
-        #expect(try value("1979-05-27")?.type == "date")
-        #expect(try value("07:32:00")?.type == "time")
-        #expect(try value("1979-05-27T07:32:00")?.type == "dateTime")
+        #expect(try value("1")?.type == "integer")
+        #expect(try value("1.0")?.type == "float")
+        #expect(try value("true")?.type == "boolean")
+        #expect(try value("1979-05-27")?.type == "local date")
+        #expect(try value("07:32:00")?.type == "local time")
+        #expect(try value("1979-05-27T07:32:00")?.type == "local date-time")
+        #expect(try value("1979-05-27T07:32:00Z")?.type == "offset date-time")
         #expect(try value("{}")?.type == "table")
+        #expect(try value("[]")?.type == "array")
     }
 
     @Test("tables keep document order and the tagged JSON follows it")
