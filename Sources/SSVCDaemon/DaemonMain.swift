@@ -151,9 +151,20 @@ package enum DaemonMain {
             try await group.run()
         } catch {
             logger.critical("stopped: \(error)")
+            await notificationsTried()
             return 1
         }
+        // STOPPING=1 waits on the notifier's queue; exiting before it is
+        // tried lost it under load (DaemonLifecycleTests, issue 49).
+        await notificationsTried()
         return 0
+    }
+
+    /// Returns once every notification handed over so far has been tried.
+    private static func notificationsTried() async {
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            ServiceNotifier.shared.afterPending { done.resume() }
+        }
     }
 
     /// Whether a fatal start error, already in the journal, is also written
