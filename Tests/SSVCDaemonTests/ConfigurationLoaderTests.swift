@@ -212,6 +212,8 @@ struct ConfigurationLoaderTests {
         ("[[app]]\nname = \"a\"\nurl = \"https://x/y\"\nversion = \"1\"\ncountry = \"\\u009b\"\n", "ssvcd.toml: app.country: ", "holds the control character U+009B"),
         ("[[app]]\nname = \"a\"\nurl = \"https://x/y\"\nversion = \"1\"\nheaders = { X-A = \"b\u{9B}31m\" }\n", "ssvcd.toml: app.headers.X-A: ", "holds the control character U+009B"),
         ("[daemon]\nno-proxy = [\"a\", \"b\u{85}\"]\n", "ssvcd.toml: daemon.no-proxy[1]: ", "holds the control character U+0085"),
+        ("[daemon]\nstate-dir = \"/var/lib/\u{9B}x\"\n", "ssvcd.toml: daemon.state-dir: ", "holds the control character U+009B"),
+        ("[[app]]\nname = \"a\"\nversion = \"1\"\nadvisories = \"osv\"\nadvisories-ecosystem = \"PyPI\"\nignore-advisories = [{ id = \"X\", reason = \"r\u{85}\" }]\n", "ssvcd.toml: app.ignore-advisories[0].reason: ", "holds the control character U+0085"),
         ("[daemon]\nproxy = \"socks5://p:1080\"\n", "ssvcd.toml: daemon.proxy: ", "only http:// proxies are supported, not socks5://"),
         ("[daemon]\nproxy = \"http://u:secret@p:3128/path\"\n", "ssvcd.toml: daemon.proxy: ", "proxy 'http://***@p:3128/path' has a path"),
         ("[daemon]\nproxy = \"none\"\n", "ssvcd.toml: daemon.proxy: ", "'none' is for an app"),

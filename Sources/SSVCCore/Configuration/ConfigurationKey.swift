@@ -40,7 +40,7 @@ package struct ConfigurationKey<Value: Sendable>: Sendable {
     /// Why no value may hold `text`: a C1 control (U+0080 to U+009F),
     /// which TOML lets through raw and a terminal obeys (U+009B begins a
     /// control sequence), named by its code point. Nil when it holds none.
-    static func controlProblem(_ text: String) -> String? {
+    package static func controlProblem(_ text: String) -> String? {
         guard let bad = text.unicodeScalars.first(where: { (0x80...0x9F).contains($0.value) }) else { return nil }
         let hex = String(bad.value, radix: 16, uppercase: true)
         return "holds the control character U+\(String(repeating: "0", count: max(0, 4 - hex.count)))\(hex)"

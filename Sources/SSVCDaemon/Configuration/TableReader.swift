@@ -38,15 +38,20 @@ struct TableReader {
         return value
     }
 
-    /// A path; relative ones are taken from the configuration file's folder.
+    /// A path, read through its key (so held to the key's rules); relative
+    /// ones are taken from the configuration file's folder.
     func path(_ key: ConfigurationKey<String>) throws(ConfigurationError) -> String? {
-        try path(key.name)
+        guard let text = try read(key) else { return nil }
+        guard !text.isEmpty else { throw error(key, "empty path") }
+        if text.hasPrefix("/") { return text }
+        let folder = file.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+        return (folder.isEmpty ? "." : folder) + "/" + text
     }
 
     /// A path key's value, given or its default; relative paths are taken
     /// from the configuration file's folder.
     func pathValue(_ key: ConfigurationKey<String>) throws(ConfigurationError) -> String {
-        if let given = try path(key.name) { return given }
+        if let given = try path(key) { return given }
         return try value(key)
     }
 
@@ -74,18 +79,12 @@ struct TableReader {
         return TableReader(nested, file: file, key: key.map { "\($0).\(member)" } ?? member)
     }
 
+    /// A string member of a table no key declares (an `ignore-advisories`
+    /// entry's), held to the rule every string value keeps.
     func string(_ member: String) throws(ConfigurationError) -> String? {
         guard let value = table[member] else { return nil }
         guard let text = value.string else { throw mismatch(member, "a string", value) }
+        if let problem = ConfigurationKey<String>.controlProblem(text) { throw error(member, problem) }
         return text
-    }
-
-    /// A path; relative ones are taken from the configuration file's folder.
-    func path(_ member: String) throws(ConfigurationError) -> String? {
-        guard let text = try string(member) else { return nil }
-        guard !text.isEmpty else { throw error(member, "empty path") }
-        if text.hasPrefix("/") { return text }
-        let folder = file.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
-        return (folder.isEmpty ? "." : folder) + "/" + text
     }
 }
