@@ -80,6 +80,21 @@ public final class ServiceNotifier: @unchecked Sendable {
         queue.async(execute: body)
     }
 
+    /// Runs `body` on the notifier's queue once nothing waits to be sent,
+    /// or after `seconds` in any case: a stop must not lose `STOPPING=1` to
+    /// a manager's full queue, nor wait for ever on one that reads nothing.
+    public func afterSent(within seconds: Double, _ body: @escaping @Sendable () -> Void) {
+        let deadline = DispatchTime.now() + seconds
+        @Sendable func check() {
+            if (waiting.isEmpty && latestStatus == nil) || DispatchTime.now() >= deadline {
+                body()
+                return
+            }
+            queue.asyncAfter(deadline: .now() + .milliseconds(50)) { check() }
+        }
+        queue.async { check() }
+    }
+
     /// Messages not yet sent, oldest first, status last: for tests.
     public func pendingMessages() -> [String] {
         queue.sync { waiting + (latestStatus.map { [$0] } ?? []) }

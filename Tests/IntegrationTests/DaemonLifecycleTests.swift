@@ -94,6 +94,25 @@ struct DaemonLifecycleTests {
         await #expect(daemon.stop() == 0)
     }
 
+    @Test("STOPPING=1 reaches a manager whose queue is full when SIGTERM comes, once it reads again")
+    func stoppingThroughFullQueue() async throws {
+        let folder = try TemporaryFolder()
+        let listener = try NotifyListener(folder: folder)
+        let daemon = try DaemonProcess(
+            apps: appTable("n", url: "file://" + (try folder.file("r.json", goodBody))),
+            environment: ["NOTIFY_SOCKET": listener.path], folder: folder
+        )
+        let started = await listener.receive(for: 10) { $0.contains { $0.contains("READY=1") } }
+        try #require(started.contains { $0.contains("READY=1") }, "\(started)")
+        _ = try listener.fill()
+        kill(daemon.process.pid, SIGTERM)
+        // The first try meets the full queue; ssvcd must not exit on it.
+        await pause(0.3)
+        let stopping = await listener.receive(for: 10) { $0.contains("STOPPING=1") }
+        #expect(stopping.contains("STOPPING=1"), "\(stopping.filter { $0 != "X=1" })")
+        #expect(await daemon.stop() == 0)
+    }
+
     @Test("sd_notify: READY=1 with STATUS, WATCHDOG=1 pings, STOPPING=1 on SIGTERM")
     func notify() async throws {
         let folder = try TemporaryFolder()
