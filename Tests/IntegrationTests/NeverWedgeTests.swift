@@ -395,9 +395,14 @@ struct NeverWedgeTests {
         #expect(slowest < 1, "GetStatus took \(slowest) s")
         _ = await hostile.exitCode()
         let status = try await daemon.statusByApp()
-        for name in ["nested", "exponential", "plain"] {
+        for name in ["nested", "exponential"] {
             #expect((status[name]?["lastError"] as? String)?.contains("whose tag matches") == true, "\(name): \(status[name] ?? [:])")
         }
+        // A million characters through the debug build take seconds when
+        // quiet and passed timeout-seconds (30 s) beside Tests/busy (issue
+        // 49): either ending is the input contained, the daemon answering.
+        let plainError = status["plain"]?["lastError"] as? String ?? ""
+        #expect(plainError.contains("whose tag matches") || plainError.contains("took longer than timeout-seconds"), "plain: \(status["plain"] ?? [:])")
         // The plain pattern again, while a stop comes.
         _ = try ChildProcess(try Executable.path("ssvcctl"), ["--socket", daemon.socketPath, "check", "plain", "--timeout", "60"], output: "/dev/null", error: "/dev/null")
         await pause(0.1)
