@@ -105,7 +105,9 @@ package enum DaemonMain {
                 metadata: ["MESSAGE_ID": "\(MessageID.stateRecovered.rawValue)", "SSVC_ERROR": "state schema \(schema) is newer than \(DaemonState.currentSchema)"]
             )
         }
-        for repair in loaded.repairs {
+        // Held on read to what a write keeps (issue 52).
+        let (startState, cut) = loaded.state.bounded(responseBytes: configuration.daemon.maxResponseBytes)
+        for repair in loaded.repairs + cut {
             logger.warning("\(repair)", metadata: ["MESSAGE_ID": "\(MessageID.stateRecovered.rawValue)", "SSVC_ERROR": "\(repair)"])
         }
         if let recovery = loaded.recovery {
@@ -116,7 +118,7 @@ package enum DaemonMain {
 
         let idleMemory = IdleMemoryReleaser()
         let service = CheckService(
-            configuration: configuration, overrides: overrides, environment: environment, state: loaded.state,
+            configuration: configuration, overrides: overrides, environment: environment, state: startState,
             store: loaded.newerSchema == nil ? store : nil, logger: logger, machineID: machineID(), machine: MachineFactsReader.gather(), idleMemory: idleMemory,
             runtime: runtime
         )

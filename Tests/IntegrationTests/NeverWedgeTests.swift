@@ -145,7 +145,7 @@ struct NeverWedgeTests {
         #expect(await first.stop() == 0)
         let path = first.stateDirectory + "/state.json"
         var text = try String(contentsOfFile: path, encoding: .utf8)
-        text = text.replacingOccurrences(of: #""consecutiveFailures" : 1"#, with: #""consecutiveFailures" : 9223372036854775807"#)
+        text = text.replacingOccurrences(of: #""consecutiveFailures":1"#, with: #""consecutiveFailures":9223372036854775807"#)
         try text.write(toFile: path, atomically: true, encoding: .utf8)
         let second = try DaemonProcess(apps: apps, folder: folder)
         #expect(await second.wait { FileManager.default.fileExists(atPath: second.socketPath) })

@@ -72,6 +72,29 @@ struct StateStoreTests {
         #expect(try json(written) == json(original))
     }
 
+    @Test("the state is written compact: whatever loads saves again under the same limit (issue 52)")
+    func compact() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let original = try Self.fixture("schema-1.json")
+        let store = try store(holding: original)
+        try store.save(try store.load(now: Date()).state)
+        let written = try Data(contentsOf: folder.appendingPathComponent("state.json"))
+        #expect(!written.contains(UInt8(ascii: "\n")) && written.count < original.count, "\(written.count) of \(original.count)")
+        // Many apps written, read and written again: never larger.
+        var state = DaemonState()
+        for index in 0..<5_000 {
+            var app = AppState()
+            app.hold = Hold(version: "1.\(index)", number: nil, since: Date(timeIntervalSince1970: 1_800_000_000))
+            app.consecutiveFailures = index
+            state.apps["app-\(index)"] = app
+        }
+        try store.save(state)
+        let first = try Data(contentsOf: folder.appendingPathComponent("state.json"))
+        try store.save(try store.load(now: Date()).state)
+        let second = try Data(contentsOf: folder.appendingPathComponent("state.json"))
+        #expect(second == first)
+    }
+
     @Test("a file of a newer schema is left as it is, not moved aside; the daemon runs on a fresh state")
     func newerSchema() throws {
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -126,6 +149,78 @@ struct StateStoreTests {
         let app = try #require(loaded.state.apps["billing"])
         #expect(app.consecutiveFailures == (repair == "set to 0" ? 0 : .max))
         #expect(app.messages["id:welcome"]?.count == 0)
+    }
+
+    @Test("a field that cannot be read costs that field, an object that then lacks a field it needs that object, never the file (issue 52)", arguments: [
+        (#""number" : -1, "since" : "2026-01-01T00:00:00Z", "version" : "1.0""#, true, ["apps.billing.hold.number: -1 is not a version number"]),
+        (#""number" : 18446744073709551616, "since" : "2026-01-01T00:00:00Z", "version" : "1.0""#, true, []),
+        (#""number" : 1.5, "since" : "2026-01-01T00:00:00Z", "version" : "1.0""#, true, ["apps.billing.hold.number: 1.5 is not a version number"]),
+        (#""since" : "2026-01-01T00:00:00Z", "version" : null"#, false, ["apps.billing.hold.version: null is not a string", "apps.billing.hold: dropped: it has no version"]),
+        (#""since" : -5, "version" : "1.0""#, false, ["apps.billing.hold.since: -5 is not a string", "apps.billing.hold: dropped: it has no since"]),
+        (#""version" : "1.0""#, false, ["apps.billing.hold: dropped: it has no since"]),
+    ] as [(String, Bool, [String])])
+    func fieldByField(hold: String, kept: Bool, said: [String]) throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var text = String(decoding: try Self.fixture("schema-1.json"), as: UTF8.self)
+        text = text.replacingOccurrences(of: #""consecutiveFailures" : 2,"#, with: #""consecutiveFailures" : 2, "hold" : {\#(hold)},"#)
+        // Beside it, an app no longer configured whose count is text, and a record that is no record.
+        text = text.replacingOccurrences(of: #""apps" : {"#, with: #""apps" : {"gone" : {"consecutiveFailures" : "x", "messages" : {}}, "junk" : 5, "#)
+        let loaded = try store(holding: Data(text.utf8)).load(now: Date())
+        #expect(loaded.recovery == nil, "\(String(describing: loaded.recovery?.reason))")
+        let app = try #require(loaded.state.apps["billing"], "the app's record stays: \(loaded.repairs)")
+        #expect(app.response == #"{"SSVCLatestVersionKey":"2.0"}"# && app.consecutiveFailures == 2 && app.messages["id:welcome"]?.count == 3)
+        #expect((app.hold != nil) == kept)
+        if kept { #expect(app.hold?.version == "1.0" && app.hold?.number == nil) }
+        for line in said { #expect(loaded.repairs.contains("state.json: \(line)"), "\(loaded.repairs)") }
+        #expect(loaded.state.apps["gone"]?.consecutiveFailures == 0)
+        #expect(loaded.repairs.contains(#"state.json: apps.gone.consecutiveFailures: the string "x" is not a whole number"#), "\(loaded.repairs)")
+        #expect(loaded.repairs.contains("state.json: apps.junk: dropped: 5 is not an app's record"), "\(loaded.repairs)")
+        #expect(loaded.state.apps["junk"] == nil)
+        #expect(!loaded.repairs.joined().contains("DecodingError") && !loaded.repairs.joined().contains("The given data"), "\(loaded.repairs)")
+    }
+
+    @Test("holds of apps no longer configured: at most 1,000 kept, the oldest dropped and counted (issue 52)")
+    func keptHolds() {
+        var state = DaemonState()
+        let start = Date(timeIntervalSince1970: 1_800_000_000)
+        for index in 0..<1_005 {
+            var app = AppState()
+            app.hold = Hold(version: "1.0", since: start.addingTimeInterval(Double(index)))
+            app.consecutiveFailures = 1
+            state.apps["gone-\(index)"] = app
+        }
+        state.apps["here"] = AppState()
+        let (pruned, kept, dropped) = state.pruned(to: ["here"])
+        #expect(dropped == 5)
+        #expect(pruned.apps.count == 1_001 && pruned.apps["here"] != nil)
+        #expect((0..<5).allSatisfy { pruned.apps["gone-\($0)"] == nil }, "the oldest go")
+        #expect(pruned.apps["gone-5"]?.hold != nil && pruned.apps["gone-1004"]?.consecutiveFailures == 0, "the rest keep their hold alone")
+        #expect(kept.count == 1_000 && !kept.contains("gone-0"))
+        #expect(pruned.pruned(to: ["here"]).holdsDropped == 0)
+    }
+
+    @Test("a state read is held to what a write keeps: a response past max-response-bytes, seen past 16 (issue 52)")
+    func boundedOnRead() {
+        var state = DaemonState()
+        var app = AppState()
+        app.response = String(repeating: "x", count: 2_000)
+        app.etag = "\"e\""
+        app.seen = Array((0..<500).map { SeenVersion(version: "1.\($0)", at: Date(timeIntervalSince1970: 1_800_000_000 + Double($0))) }.reversed())
+        app.lastError = String(repeating: "e", count: 10_000)
+        state.apps["big"] = app
+        var small = AppState()
+        small.response = "{}"
+        state.apps["small"] = small
+        let (bounded, cut) = state.bounded(responseBytes: 1_000)
+        let big = bounded.apps["big"]
+        #expect(big?.response == nil && big?.etag == nil)
+        #expect(big?.seen?.map(\.version) == (484..<500).map { "1.\($0)" })
+        #expect((big?.lastError?.utf8.count ?? 0) <= DisplayText.maximumStoredBytes)
+        #expect(bounded.apps["small"]?.response == "{}")
+        #expect(cut == [
+            "state.json: apps.big.response: 2000 bytes, past max-response-bytes (1000); dropped",
+            "state.json: apps.big.seen: 500 versions, past 16; the newest kept",
+        ])
     }
 
     @Test("a state.json that is a FIFO is moved aside at once, not read with a wait")

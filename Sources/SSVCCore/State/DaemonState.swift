@@ -13,24 +13,40 @@ package struct DaemonState: Sendable, Equatable, Codable {
         self.apps = apps
     }
 
+    /// The most holds kept of apps no longer configured: past it the
+    /// oldest go (a state file of 360,000 such holds took 1.3 GB, issue 52).
+    package static let maximumKeptHolds = 1_000
+
     /// The state of the apps `names` holds; of any other app only its
     /// hold, kept for when it comes back (a package upgrade may remove and
     /// restore an app file), with the names of the apps whose hold is so
-    /// kept for the first time.
-    package func pruned(to names: Set<String>) -> (state: DaemonState, holdsKept: [String]) {
+    /// kept for the first time, and how many of the oldest such holds
+    /// were dropped past `maximumKeptHolds`.
+    package func pruned(to names: Set<String>) -> (state: DaemonState, holdsKept: [String], holdsDropped: Int) {
         var next = self
         var kept: [String] = []
+        var bare: [(name: String, since: Date)] = []
         for (name, app) in apps where !names.contains(name) {
             guard let hold = app.hold else {
                 next.apps[name] = nil
                 continue
             }
-            var bare = AppState()
-            bare.hold = hold
-            if app != bare { kept.append(name) }
-            next.apps[name] = bare
+            var only = AppState()
+            only.hold = hold
+            if app != only { kept.append(name) }
+            next.apps[name] = only
+            bare.append((name, hold.since))
         }
-        return (next, kept.sorted())
+        var dropped = 0
+        if bare.count > Self.maximumKeptHolds {
+            // Newest first, then by name: the same ones go whatever the order read.
+            bare.sort { $0.since != $1.since ? $0.since > $1.since : $0.name < $1.name }
+            for gone in bare[Self.maximumKeptHolds...] {
+                next.apps[gone.name] = nil
+                dropped += 1
+            }
+        }
+        return (next, kept.filter { next.apps[$0] != nil }.sorted(), dropped)
     }
 }
 

@@ -60,10 +60,11 @@ extension CheckService {
             timers.removeValue(forKey: name)?.cancel()
             plans[name] = nil
         }
-        let (pruned, holdsKept) = state.pruned(to: names)
+        let (pruned, holdsKept, holdsDropped) = state.pruned(to: names)
         let stateChanged = pruned != state
         if stateChanged { state = pruned }
         for name in holdsKept { Self.sayHoldKept(name, hold: pruned.apps[name]?.hold, logger: logger) }
+        Self.sayHoldsDropped(holdsDropped, logger: logger)
         if next.daemon.hooksDirectory != configuration.daemon.hooksDirectory { reporter.setHooks(next.daemon.hooksDirectory) }
         writer.moveMetrics(to: next.daemon.metricsFile)
         // Apps whose settings are as they were keep their plans and timers:

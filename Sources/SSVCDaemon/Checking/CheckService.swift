@@ -121,7 +121,7 @@ package actor CheckService: Service {
         self.environment = environment
         // The configuration is the truth: apps removed from it leave the
         // state too, all but a hold.
-        let (pruned, holdsKept) = state.pruned(to: Set(configuration.apps.map(\.name)))
+        let (pruned, holdsKept, holdsDropped) = state.pruned(to: Set(configuration.apps.map(\.name)))
         self.state = pruned
         self.store = store
         fetcher = runtime.transport(configuration.daemon, environment)
@@ -133,6 +133,7 @@ package actor CheckService: Service {
         self.machine = machine
         self.idleMemory = idleMemory
         for name in holdsKept { Self.sayHoldKept(name, hold: pruned.apps[name]?.hold, logger: logger) }
+        Self.sayHoldsDropped(holdsDropped, logger: logger)
     }
 
     /// An app left the configuration with a hold: the hold stays.
@@ -140,6 +141,15 @@ package actor CheckService: Service {
         logger.notice(
             "\(name): no longer configured; its hold at \(hold?.version ?? "?") is kept for when it comes back",
             metadata: ["MESSAGE_ID": "\(MessageID.holdChanged.rawValue)", "SSVC_APP": "\(name)", "SSVC_HOLD": "\(hold?.version ?? "")"]
+        )
+    }
+
+    /// Said once: the oldest holds of apps no longer configured, past the most kept.
+    static func sayHoldsDropped(_ count: Int, logger: Logger) {
+        guard count > 0 else { return }
+        logger.warning(
+            "\(count) holds of apps no longer configured dropped, the oldest first: at most \(DaemonState.maximumKeptHolds) are kept",
+            metadata: ["MESSAGE_ID": "\(MessageID.holdChanged.rawValue)"]
         )
     }
 

@@ -41,7 +41,7 @@ package struct StateStore: Sendable {
     /// | the file                         | result                                              |
     /// |----------------------------------|-----------------------------------------------------|
     /// | absent                           | a fresh state                                       |
-    /// | this schema                      | its state; numbers out of range reset (`repairs`)   |
+    /// | this schema                      | its state; numbers out of range reset, fields and records that cannot be read dropped (`repairs`) |
     /// | a newer schema                   | a fresh state in memory, the file left (`newerSchema`) |
     /// | unreadable, corrupt, older, special | moved to `state.json.corrupt-<time>` (`recovery`) |
     package func load(now: Date) throws(Failure) -> Loaded {
@@ -66,6 +66,10 @@ package struct StateStore: Sendable {
             }
             return Loaded(state: state, repairs: repairs)
         } catch {
+            // One bad field costs that field, one bad record that record (issue 52).
+            if let salvaged = DaemonState.salvaging(repaired, decoder: Self.decoder), salvaged.state.schema == DaemonState.currentSchema {
+                return Loaded(state: salvaged.state, repairs: repairs + salvaged.dropped)
+            }
             return Loaded(state: DaemonState(), recovery: try moveAside(now: now, reason: "not a state file: \(Self.describe(error))"))
         }
     }
@@ -201,7 +205,9 @@ package struct StateStore: Sendable {
 
     static let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
+        // Compact: a pretty file is 1.55–1.7× larger, and a compact one that
+        // loads must save under the same limit (issue 52).
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .iso8601
         return encoder
     }()

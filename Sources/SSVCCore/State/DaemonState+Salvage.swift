@@ -1,0 +1,236 @@
+import FoundationEssentials
+
+extension DaemonState {
+    /// The most fields said dropped one by one; past it, one line counts the rest.
+    package static let maximumSalvageLines = 16
+
+    /// The state read app by app and field by field, when the whole file
+    /// would not decode (issue 52): a field that cannot be read is dropped
+    /// alone, then an object that lacks a field it needs, then, only when
+    /// nothing else helps, the app's record. Each named with its path, in
+    /// words, never the decoder's text. Nil when `bytes` is not a state
+    /// file at all (not JSON, no `apps` object, no schema number).
+    package static func salvaging(_ bytes: [UInt8], decoder: JSONDecoder) -> (state: DaemonState, dropped: [String])? {
+        guard case let .object(root) = (try? JSONParser.parse(bytes)) ?? .null,
+              case let .object(apps)? = root.last(where: { $0.key == "apps" })?.value,
+              case let .number(schemaText)? = root.last(where: { $0.key == "schema" })?.value, let schema = Int(schemaText)
+        else { return nil }
+        var state = DaemonState()
+        state.schema = schema
+        var dropped: [String] = []
+        for (name, value) in apps {
+            let shownName = DisplayText.escaped(name, limit: 80)
+            var record = value
+            // Each try removes one thing; a record past the tries goes whole.
+            var tries = 0
+            while state.apps[name] == nil {
+                tries += 1
+                guard tries <= Self.maximumSalvageTries else {
+                    dropped.append("apps.\(shownName): dropped: more than \(Self.maximumSalvageTries) of its fields could not be read")
+                    break
+                }
+                do {
+                    state.apps[name] = try decoder.decode(AppState.self, from: Data(record.canonicalText.utf8))
+                    break
+                } catch let error as DecodingError {
+                    // The decoder names no path for some errors (a negative
+                    // version number): then the deepest member whose removal
+                    // lets the record be read is the one.
+                    guard let said = record.removing(error) ?? record.removingCulprit(decoder: decoder) else {
+                        dropped.append("apps.\(shownName): dropped: \(record.isObject ? "its fields could not be read" : "\(record.summary) is not an app's record")")
+                        break
+                    }
+                    dropped.append("apps.\(shownName)\(said.path.isEmpty ? "" : ".")\(said.path): \(said.problem)")
+                } catch {
+                    dropped.append("apps.\(shownName): dropped: its fields could not be read")
+                    break
+                }
+            }
+        }
+        if dropped.count > Self.maximumSalvageLines {
+            let more = dropped.count - Self.maximumSalvageLines
+            dropped = Array(dropped.prefix(Self.maximumSalvageLines)) + ["and \(more) more fields or records dropped"]
+        }
+        return (state, dropped.map { "state.json: \($0)" })
+    }
+
+    /// The most fields one app's record may lose before the record goes.
+    static let maximumSalvageTries = 64
+}
+
+extension JSONValue {
+    fileprivate var isObject: Bool {
+        if case .object = self { true } else { false }
+    }
+
+    /// What an app's record falls back to when it lacks a field it needs.
+    private static let appDefaults: [String: JSONValue] = ["consecutiveFailures": .number("0"), "messages": .object([])]
+
+    /// Removes what `error` says cannot be read, and says what and why;
+    /// nil when only the whole record can go.
+    fileprivate mutating func removing(_ error: DecodingError) -> (path: String, problem: String)? {
+        switch error {
+        case let .keyNotFound(key, context):
+            let path = context.codingPath.map(\.stringValue)
+            if path.isEmpty {
+                guard let fallback = Self.appDefaults[key.stringValue], case var .object(members) = self else { return nil }
+                members.append((key.stringValue, fallback))
+                self = .object(members)
+                return (key.stringValue, "missing; set to \(fallback.canonicalText)")
+            }
+            guard remove(at: context.codingPath[...]) else { return nil }
+            return (path.joined(separator: "."), "dropped: it has no \(key.stringValue)")
+        case let .typeMismatch(type, context), let .valueNotFound(type, context):
+            guard let found = value(at: context.codingPath[...]), remove(at: context.codingPath[...]) else { return nil }
+            return (context.codingPath.map(\.stringValue).joined(separator: "."), "\(found.summary) is not \(Self.words(for: type, key: context.codingPath.last))")
+        case let .dataCorrupted(context):
+            guard let found = value(at: context.codingPath[...]), remove(at: context.codingPath[...]) else { return nil }
+            let key = context.codingPath.last?.stringValue ?? ""
+            let what: String
+            if key.lowercased().hasSuffix("number") {
+                what = "a version number"
+            } else if case .string = found {
+                what = "a date or a value of its kind"
+            } else {
+                what = "a value of its kind"
+            }
+            return (context.codingPath.map(\.stringValue).joined(separator: "."), "\(found.summary) is not \(what)")
+        @unknown default:
+            return nil
+        }
+    }
+
+    /// Finds, by trying, the deepest member whose removal lets the record
+    /// decode as an app's, removes it and says so; nil when none does.
+    /// Only for a record that would otherwise go whole: each try decodes
+    /// the record once (a record has a few dozen members).
+    fileprivate mutating func removingCulprit(decoder: JSONDecoder) -> (path: String, problem: String)? {
+        func decodes(_ value: JSONValue) -> Bool {
+            (try? decoder.decode(AppState.self, from: Data(value.canonicalText.utf8))) != nil
+        }
+        var path: [String] = []
+        var found = false
+        while case let .object(members)? = stringValue(at: path) {
+            guard let next = members.map(\.key).sorted().first(where: { key in
+                var trial = self
+                return trial.removeString(at: path + [key]) && decodes(trial)
+            }) else { break }
+            path.append(next)
+            found = true
+        }
+        guard found, let culprit = stringValue(at: path) else { return nil }
+        _ = removeString(at: path)
+        let key = path.last ?? ""
+        let what = key.lowercased().hasSuffix("number") ? "a version number" : "what the field holds"
+        return (path.joined(separator: "."), "\(culprit.summary) is not \(what)")
+    }
+
+    private func stringValue(at path: [String]) -> JSONValue? {
+        guard let first = path.first else { return self }
+        guard case let .object(members) = self else { return nil }
+        return members.last { $0.key == first }?.value.stringValue(at: Array(path.dropFirst()))
+    }
+
+    private mutating func removeString(at path: [String]) -> Bool {
+        guard let first = path.first, case var .object(members) = self,
+              let index = members.lastIndex(where: { $0.key == first }) else { return false }
+        if path.count == 1 {
+            members.removeAll { $0.key == first }
+        } else {
+            guard members[index].value.removeString(at: Array(path.dropFirst())) else { return false }
+        }
+        self = .object(members)
+        return true
+    }
+
+    /// "a whole number", "a date", …: the decoder's type in words.
+    private static func words(for type: Any.Type, key: (any CodingKey)?) -> String {
+        if key?.stringValue.lowercased().hasSuffix("number") == true { return "a version number" }
+        switch type {
+        case is Int.Type, is Int64.Type, is UInt64.Type, is UInt32.Type: return "a whole number"
+        case is Double.Type: return "a number"
+        case is String.Type: return "a string"
+        case is Bool.Type: return "true or false"
+        case is Date.Type: return "a date"
+        default:
+            let name = String(describing: type)
+            if name.hasPrefix("Array") { return "an array" }
+            if name.hasPrefix("Dictionary") { return "an object" }
+            return "what the field holds"
+        }
+    }
+
+    private func value(at path: ArraySlice<any CodingKey>) -> JSONValue? {
+        guard let first = path.first else { return self }
+        switch self {
+        case let .object(members):
+            return members.last { $0.key == first.stringValue }?.value.value(at: path.dropFirst())
+        case let .array(elements):
+            guard let index = first.intValue, elements.indices.contains(index) else { return nil }
+            return elements[index].value(at: path.dropFirst())
+        default:
+            return nil
+        }
+    }
+
+    /// Removes the value at `path` (non-empty); false when there is none.
+    private mutating func remove(at path: ArraySlice<any CodingKey>) -> Bool {
+        guard let first = path.first else { return false }
+        switch self {
+        case var .object(members):
+            guard let index = members.lastIndex(where: { $0.key == first.stringValue }) else { return false }
+            if path.count == 1 {
+                members.removeAll { $0.key == first.stringValue }
+            } else {
+                guard members[index].value.remove(at: path.dropFirst()) else { return false }
+            }
+            self = .object(members)
+            return true
+        case var .array(elements):
+            guard let index = first.intValue, elements.indices.contains(index) else { return false }
+            if path.count == 1 {
+                elements.remove(at: index)
+            } else {
+                guard elements[index].remove(at: path.dropFirst()) else { return false }
+            }
+            self = .array(elements)
+            return true
+        default:
+            return false
+        }
+    }
+}
+
+extension DaemonState {
+    /// The state held to what a write would keep (issue 52): a stored
+    /// response past `responseBytes` (`max-response-bytes`) is dropped with
+    /// its ETag (the app fetches its document whole), `seen` keeps its
+    /// newest `AppState.seenKept`, an error its stored bound. What was cut,
+    /// named, for the journal.
+    package func bounded(responseBytes: Int) -> (state: DaemonState, cut: [String]) {
+        var next = self
+        var cut: [String] = []
+        for (name, app) in apps {
+            var app = app
+            let shown = DisplayText.escaped(name, limit: 80)
+            if let response = app.response, response.utf8.count > responseBytes {
+                cut.append("state.json: apps.\(shown).response: \(response.utf8.count) bytes, past max-response-bytes (\(responseBytes)); dropped")
+                app.response = nil
+                app.etag = nil
+            }
+            if let seen = app.seen, seen.count > AppState.seenKept {
+                cut.append("state.json: apps.\(shown).seen: \(seen.count) versions, past \(AppState.seenKept); the newest kept")
+                app.seen = Array(seen.sorted { $0.at < $1.at }.suffix(AppState.seenKept))
+            }
+            if let error = app.lastError, error.utf8.count > DisplayText.maximumStoredBytes {
+                app.lastError = DisplayText.cut(error)
+            }
+            next.apps[name] = app
+        }
+        if cut.count > Self.maximumSalvageLines {
+            let more = cut.count - Self.maximumSalvageLines
+            cut = Array(cut.prefix(Self.maximumSalvageLines)) + ["state.json: and \(more) more values cut to their bounds"]
+        }
+        return (next, cut)
+    }
+}
