@@ -35,6 +35,12 @@ struct HoldCommand: ParsableCommand {
     @Flag(help: "Print the app as JSON.") var json = false
 
     func run() throws {
+        // Said here, as the daemon would say it: a 70 KB version would pass
+        // the socket's message bound and only be cut off (issue 52).
+        if let version, let problem = DisplayText.versionProblem(version) {
+            StandardError.writeLine("ssvcctl: cannot hold: not a version string: \(problem)")
+            throw ExitStatus.failure
+        }
         var parameters = ["app": app]
         if let version { parameters["version"] = version }
         let held = try decodeApp(try request(try client.connect(defaultTimeout: 10), .hold, parameters: parameters))
@@ -43,7 +49,11 @@ struct HoldCommand: ParsableCommand {
             return
         }
         let shown = held.shownToPeople
-        print("\(shown.name) held at \(shown.hold ?? "?")" + (shown.heldVersion.map { "; \($0) is kept back" } ?? ""))
+        let required = shown.status == .updateRequired ? "; the update\(shown.latestVersion.map { " to \($0)" } ?? "") is required: the hold does not defer it" : ""
+        print("\(shown.name) held at \(shown.hold ?? "?")" + (shown.heldVersion.map { "; \($0) is kept back" } ?? "") + required)
+        if let below = shown.note?.split(separator: "; ").first(where: { $0.contains(" is below the running version ") }) {
+            StandardError.writeLine("ssvcctl: warning: \(below)")
+        }
         print(AppTable.render([held]))
     }
 }

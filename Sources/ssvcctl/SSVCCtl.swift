@@ -26,7 +26,37 @@ struct SSVCCtl: ParsableCommand {
             print(SSVCVersion.current)
             return
         }
+        if let unknown = unknownCommand(arguments) {
+            let names = configuration.subcommands.map { $0._commandName }.joined(separator: ", ")
+            exit(withError: ValidationError("unknown command '\(DisplayText.escaped(unknown, limit: 40))': one of \(names)"))
+        }
         main(hoistingClientOptions(arguments))
+    }
+
+    /// The first word that is neither an option nor the value of
+    /// `--socket` or `--timeout`, when it names no subcommand: `ssvcctl
+    /// --socket S stauts` said "Unknown option '--socket'" (issue 51).
+    static func unknownCommand(_ arguments: [String]) -> String? {
+        // argument-parser's own: completion scripts and their callbacks.
+        if arguments.contains(where: { $0.hasPrefix("---") || $0.hasPrefix("--generate-completion-script") || $0.hasPrefix("--experimental") }) {
+            return nil
+        }
+        var index = arguments.startIndex
+        while index < arguments.endIndex {
+            let word = arguments[index]
+            if word == "--" { return nil }
+            if word == "--socket" || word == "--timeout" {
+                index += 2
+                continue
+            }
+            if word.hasPrefix("-") {
+                index += 1
+                continue
+            }
+            // `help` is argument-parser's own.
+            return word == "help" || configuration.subcommands.contains { $0._commandName == word } ? nil : word
+        }
+        return nil
     }
 
     /// `ssvcctl --socket PATH status` is the documented form; the parser

@@ -21,6 +21,13 @@ struct ClientCommandLineTests {
         #expect(motd.status == 0 && motd.standardOutput.isEmpty && motd.standardError.isEmpty, "\(motd.standardError)")
         let watch = try await ssvcctl(["help", "watch"])
         #expect(!watch.standardOutput.contains("--timeout"), "\(watch.standardOutput)")
+        // A misspelt command is named as such, whatever option comes first (issue 51).
+        for arguments in [["--socket", "/nonexistent/s", "stauts"], ["stauts"], ["--timeout", "3", "chekc", "a"]] {
+            let typo = try await ssvcctl(arguments)
+            let word = arguments.first { !$0.hasPrefix("-") && $0 != "/nonexistent/s" && $0 != "3" } ?? ""
+            #expect(typo.status == 64 && typo.standardError.contains("unknown command '\(word)': one of status, check"), "\(typo.standardError)")
+            #expect(!typo.standardError.contains("Unknown option"), "\(typo.standardError)")
+        }
     }
 
     @Test("a socket path that is a folder, a file, a dead socket or missing says what is wrong", arguments: [

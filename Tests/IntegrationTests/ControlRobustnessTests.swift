@@ -59,6 +59,21 @@ struct ControlRobustnessTests {
         #expect(await daemon.stop() == 0)
     }
 
+    @Test("a client that sends over 64 KiB and closes at once is named by its uid, not as an unknown peer (issue 52)")
+    func bigThenGone() async throws {
+        let daemon = try await controlDaemon()
+        for _ in 0..<3 {
+            var client: RawConnection? = try RawConnection(daemon.socketPath)
+            client?.send(Array(repeating: UInt8(ascii: " "), count: 70 * 1024) + [0])
+            client = nil
+        }
+        let named = "closed the control connection of pid \(getpid()), uid \(getuid()): a message longer than 65536 bytes"
+        #expect(await daemon.wait { daemon.log.contains(named) }, "\(daemon.log)")
+        try await expectHealthy(daemon)
+        #expect(!daemon.log.contains("an unknown peer"), "\(daemon.log)")
+        #expect(await daemon.stop() == 0)
+    }
+
     @Test("300 malformed calls with 60,000-character method names write five short lines, not 39 MB; the daemon answers")
     func refusalsBoundedPerUser() async throws {
         let daemon = try await controlDaemon()

@@ -235,13 +235,13 @@ struct DaemonCheckTests {
         let folder = try TemporaryFolder()
         let document = "file://" + (try folder.file("r.json", #"{"SSVCLatestVersionKey":"2.0"}"#))
         let apps = [
-            appTable("words", url: document).replacingOccurrences(of: "version = \"1.0\"", with: #"version-command = ["/bin/echo", "myagent 1.0"]"#),
+            appTable("words", url: document).replacingOccurrences(of: "version = \"1.0\"", with: #"version-command = ["/bin/echo", "myagent-1.0"]"#),
             appTable("vee", url: document).replacingOccurrences(of: "version = \"1.0\"", with: #"version-command = ["/bin/echo", "v1.0"]"#),
         ].joined(separator: "\n")
         let daemon = try DaemonProcess(apps: apps, folder: folder)
         #expect(await daemon.wait { daemon.app("words")?["lastCheck"] != nil && daemon.app("vee")?["lastSuccess"] != nil }, "\(daemon.log)")
         let status = try await daemon.statusByApp()
-        #expect(status["words"]?["lastError"] as? String == "running version 'myagent 1.0' is not a valid dotted version: does not begin with a digit (after an optional leading 'v')", "\(status["words"] ?? [:])")
+        #expect(status["words"]?["lastError"] as? String == "running version 'myagent-1.0' is not a valid dotted version: does not begin with a digit (after an optional leading 'v')", "\(status["words"] ?? [:])")
         #expect(status["words"]?["status"] as? String == "unknown")
         #expect(try await Executable.run("ssvcctl", ["--socket", daemon.socketPath, "status", "words"]).status == 12, "a failed check, never 0")
         #expect(status["vee"]?["currentVersion"] as? String == "1.0")

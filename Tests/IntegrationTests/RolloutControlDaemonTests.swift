@@ -121,8 +121,16 @@ struct RolloutControlDaemonTests {
         let unknown = try await Executable.run("ssvcctl", socket + ["hold", "app"])
         #expect(unknown.status == 1)
         #expect(unknown.standardError.hasPrefix("ssvcctl: cannot hold: the running version of app is not known yet"), "\(unknown.standardError)")
-        let bad = try await Executable.run("ssvcctl", socket + ["hold", "app", "not a version"])
-        #expect(bad.status == 1 && bad.standardError.contains("cannot hold: 'not a version' is not a valid dotted version"), "\(bad.standardError)")
+        let bad = try await Executable.run("ssvcctl", socket + ["hold", "app", "not-a-version"])
+        #expect(bad.status == 1 && bad.standardError.contains("cannot hold: 'not-a-version' "), "\(bad.standardError)")
+        // Refused before it is sent: blanks, invisible characters, 70 KB (issue 52).
+        for (version, problem) in [
+            ("1.5 ", "holds a blank (U+0020)"), ("1.0\u{200B}", "holds U+200B, not printable ASCII"),
+            (String(repeating: "9", count: 70_000), "longer than 256 bytes (70000)"),
+        ] {
+            let refused = try await Executable.run("ssvcctl", socket + ["hold", "app", version])
+            #expect(refused.status == 1 && refused.standardError.hasPrefix("ssvcctl: cannot hold: not a version string: \(problem)"), "\(refused.standardError)")
+        }
         let escaped = try await Executable.run("ssvcctl", socket + ["hold", "app", "1.0\u{1b}[2J"])
         #expect(escaped.status == 1 && escaped.standardError.contains("not a version string"), "\(escaped.standardError)")
         #expect(!escaped.standardError.contains("\u{1b}"), "the caller's text comes back escaped")

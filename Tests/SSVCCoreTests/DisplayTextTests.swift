@@ -46,13 +46,22 @@ struct DisplayTextTests {
         #expect(DisplayText.isControl(scalar))
     }
 
+    /// The format characters (Unicode category Cf) up to U+3000 that are
+    /// not controls above: invisible, so shown escaped too (issue 52).
+    /// Written out by hand from the Unicode Character Database.
+    static let formats: Set<UInt32> = Set(
+        [0x00AD, 0x061C, 0x06DD, 0x070F, 0x0890, 0x0891, 0x08E2, 0x180E] + Array(0x0600...0x0605) + Array(0x200B...0x200F)
+            + Array(0x202A...0x202E) + Array(0x2060...0x2064) + Array(0x2066...0x206F)
+    )
+
     @Test("every other character up to U+3000 comes back as it is, the backslash doubled; past the limit, cut")
     func othersKept() {
         let listed = Set(Self.mustEscape.map(\.0))
         #expect(listed.count == 79)
         for value in UInt32(0)...0x3000 where !listed.contains(value) {
             guard let scalar = Unicode.Scalar(value) else { continue }
-            let expected = scalar == "\\" ? "\\\\" : String(scalar)
+            let hex = String(value, radix: 16, uppercase: true)
+            let expected = Self.formats.contains(value) ? "\\u{\(hex)}" : scalar == "\\" ? "\\\\" : String(scalar)
             #expect(DisplayText.escaped(String(scalar)) == expected, "U+\(String(value, radix: 16, uppercase: true))")
         }
         #expect(DisplayText.escaped(String(repeating: "a", count: 600)) == String(repeating: "a", count: 512) + "...")
@@ -65,6 +74,16 @@ struct DisplayTextTests {
         #expect(DisplayText.versionProblem(String(repeating: "9", count: 257)) == "longer than 256 bytes (257)")
         #expect(DisplayText.versionProblem("2.0\u{1B}]0;PWNED\u{7}") == "holds the control character U+001B")
         #expect(DisplayText.versionProblem("2.0\u{202E}") == "holds the control character U+202E")
+        // Invisible, blank or not ASCII: a version is printable ASCII without blanks (issue 52).
+        for invisible in ["\u{200B}", "\u{AD}", "\u{2060}", "\u{FEFF}", "\u{E0041}"] {
+            let hex = String(invisible.unicodeScalars.first!.value, radix: 16, uppercase: true)
+            let code = "U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+            #expect(DisplayText.versionProblem("1.0" + invisible) == "holds \(code), not printable ASCII: a version is printable ASCII without blanks")
+            #expect(DisplayText.escaped("1.0" + invisible) == "1.0\\u{\(hex)}", "shown escaped, never invisible")
+        }
+        #expect(DisplayText.versionProblem("1.5 ") == "holds a blank (U+0020): a version is printable ASCII without blanks")
+        #expect(DisplayText.versionProblem("9\u{2024}9")?.contains("U+2024") == true)
+        #expect(DisplayText.versionProblem("1.0~rc1+b:2_x") == nil)
     }
 
     @Test("a document whose version holds a control character is rejected naming the key, in every format")

@@ -95,6 +95,8 @@ struct RolloutControlTests {
         let shown = [50, 61.3712, 0.62 * 100, 99.999, 0.001, 12.5].map(PhasedOffer.shareToPass)
         #expect(shown == ["50", "61.38", "62", "100", "0.01", "12.5"], "rounded up to hundredths, so any cap above it offers")
         #expect([30, 12.5, 33.333333, 0.005, 0, 1e-300].map(PhasedOffer.shareShown) == ["30", "12.5", "33.33", "<0.01", "0", "<0.01"])
+        // A cap a hair below 100 is not all machines (issue 52).
+        #expect([99.99999999999999, 99.995, 99.994, 100].map(PhasedOffer.shareShown) == [">99.99", ">99.99", "99.99", "100"])
     }
 
     @Test("the state's record of a check follows the cap as the document changes: stop, pause, resume")

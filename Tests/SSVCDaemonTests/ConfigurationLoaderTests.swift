@@ -43,6 +43,37 @@ struct ConfigurationLoaderTests {
         #expect(throws: Never.self) { _ = try load(fine) }
     }
 
+    @Test("an app file removed between the listing and its read is one not listed; a dangling link is still an error (issue 52)")
+    func vanishingAppFile() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let main = try write("ssvcd.toml", "[daemon]\napps-dir = \"apps.d\"\n")
+        _ = try write("apps.d/a.toml", "url = \"https://example.com/a\"\nversion = \"1\"\n")
+        let toggled = folder.appendingPathComponent("apps.d/b.toml").path
+        #expect(try ConfigurationDocument.readIfPresent(toggled) == nil)
+        try FileManager.default.createSymbolicLink(atPath: toggled, withDestinationPath: folder.appendingPathComponent("nowhere.toml").path)
+        #expect {
+            _ = try ConfigurationDocument.readIfPresent(toggled)
+        } throws: { error in
+            "\(error)".contains("b.toml") && "\(error)".contains("No such file")
+        }
+        try FileManager.default.removeItem(atPath: toggled)
+        // A package upgrade's churn: b.toml comes and goes (each step atomic) while the apps are read.
+        let staged = folder.appendingPathComponent("apps.d/.b.staged").path
+        let text = "url = \"https://example.com/b\"\nversion = \"1\"\n"
+        Thread.detachNewThread {
+            for _ in 0..<20_000 {
+                guard FileManager.default.createFile(atPath: staged, contents: Data(text.utf8)) else { return }
+                rename(staged, toggled)
+                unlink(toggled)
+            }
+        }
+        var counts: Set<Int> = []
+        for _ in 0..<300 {
+            counts.insert(try ConfigurationLoader.load(.init(mainFile: main), environment: [:]).apps.count)
+        }
+        #expect(counts.isSubset(of: [1, 2]))
+    }
+
     @Test("defaults come from the spec and the environment")
     func defaults() throws {
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -351,9 +382,9 @@ struct ConfigurationLoaderTests {
 
     @Test("keys in the wrong place say where they belong", arguments: [
         ("apps.d/pasted.toml", "[[app]]\nname = \"x\"\nurl = \"https://x/y\"\nversion = \"1\"\n",
-         "pasted.toml: app: an app file holds the app keys at top level, without [[app]] (its name defaults to the file's name)"),
+         "pasted.toml: app: an app file holds the app keys at top level, without [[app]] (its name defaults to the file's name) (line 1)"),
         ("apps.d/daemon.toml", "url = \"https://x/y\"\nversion = \"1\"\n[daemon]\nstate-dir = \"/s\"\n",
-         "daemon.toml: daemon: [daemon] belongs in the main file (ssvcd.toml), not in an app file"),
+         "daemon.toml: daemon: [daemon] belongs in the main file (ssvcd.toml), not in an app file (line 3)"),
         ("apps.d/ca.toml", "url = \"https://x/y\"\nversion = \"1\"\nca-file = \"/etc/ssl/ca.pem\"\n",
          "ca.toml: ca-file: is a [daemon] key: set it in [daemon] of the main file, for every app"),
     ])
@@ -366,6 +397,13 @@ struct ConfigurationLoaderTests {
             try load("[[app]]\nname = \"m\"\nurl = \"https://x/y\"\nversion = \"1\"\nmin-interval-seconds = 5\n")
         }
         #expect(inMain?.description.contains("app.min-interval-seconds: is a [daemon] key: set it in [daemon] of the main file") == true, "\(inMain?.description ?? "")")
+    }
+
+    @Test("a misspelt table in the main file names its line (issue 51)")
+    func misspeltTable() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let error = #expect(throws: ConfigurationError.self) { try load("# ssvcd\n\n[deamon]\ntimeout-seconds = 5\n") }
+        #expect(error?.description.contains("deamon") == true && error?.description.hasSuffix("(line 3)") == true, "\(error?.description ?? "")")
     }
 
     @Test("an unknown key of a megabyte is quoted cut, and costs no edit distance over its length")

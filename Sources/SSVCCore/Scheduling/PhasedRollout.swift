@@ -211,11 +211,15 @@ package struct PhasedOffer: Sendable, Equatable, Codable {
     }
 
     /// A share as people read it, to the nearest hundredth without
-    /// trailing zeros ("62", "12.5", "0.01"); "<0.01" for a sliver above 0.
+    /// trailing zeros ("62", "12.5", "0.01"); "<0.01" for a sliver above 0,
+    /// ">99.99" for one below 100 (a cap of 99.99999999999999 is not all
+    /// machines: "pass 100 % (now 100 %)" would say nothing, issue 52).
     package static func shareShown(_ value: Double) -> String {
         guard value.isFinite else { return "?" }
         if value > 0 && value < 0.01 { return "<0.01" }
-        return text(hundredths: Int((min(max(value, 0), 100) * 100).rounded()))
+        let hundredths = Int((min(max(value, 0), 100) * 100).rounded())
+        if hundredths == 10_000 && value < 100 { return ">99.99" }
+        return text(hundredths: hundredths)
     }
 
     private static func text(hundredths: Int) -> String {

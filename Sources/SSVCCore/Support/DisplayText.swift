@@ -25,8 +25,16 @@ public enum DisplayText {
         }
     }
 
-    /// `text` with every control character and backslash written as an
-    /// escape (`\x1b`, `\n`, `\u{202E}`, `\\`), and, past `limit`
+    /// Whether `scalar` is a format character (Unicode category Cf: U+200B
+    /// zero width space, U+00AD soft hyphen, U+2060, U+FEFF, tag
+    /// characters): invisible, so `1.0\u{200B}` would read as `1.0`.
+    /// Escaped when shown, as controls are (issue 52).
+    public static func isFormat(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.properties.generalCategory == .format
+    }
+
+    /// `text` with every control and format character and backslash
+    /// written as an escape (`\x1b`, `\n`, `\u{202E}`, `\\`), and, past `limit`
     /// characters, cut with "..." (ASCII, for any terminal). Text without
     /// them comes back as it is.
     public static func escaped(_ text: String, limit: Int = maximumShownCharacters) -> String {
@@ -47,7 +55,7 @@ public enum DisplayText {
                 if scalar.value < 0x100, isControl(scalar) {
                     let hex = String(scalar.value, radix: 16)
                     result += "\\x" + (hex.count == 1 ? "0" + hex : hex)
-                } else if isControl(scalar) {
+                } else if isControl(scalar) || isFormat(scalar) {
                     result += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
                 } else {
                     result.unicodeScalars.append(scalar)
@@ -76,16 +84,19 @@ public enum DisplayText {
         return result + "…"
     }
 
-    /// Why `version` cannot be a version string: too long, or holding a
-    /// control character; nil when it can.
+    /// Why `version` cannot be a version string: too long, or holding
+    /// anything but printable ASCII without blanks (every scheme's
+    /// versions are; an invisible U+200B or a trailing blank would show
+    /// `1.0 -> 1.0`, issue 52); nil when it can.
     public static func versionProblem(_ version: String) -> String? {
         if version.utf8.count > maximumVersionBytes {
             return "longer than \(maximumVersionBytes) bytes (\(version.utf8.count))"
         }
-        if let bad = version.unicodeScalars.first(where: isControl) {
-            let hex = String(bad.value, radix: 16, uppercase: true)
-            return "holds the control character U+\(String(repeating: "0", count: max(0, 4 - hex.count)) + hex)"
-        }
-        return nil
+        guard let bad = version.unicodeScalars.first(where: { !(0x21...0x7E).contains($0.value) }) else { return nil }
+        let hex = String(bad.value, radix: 16, uppercase: true)
+        let code = "U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+        if isControl(bad) { return "holds the control character \(code)" }
+        if bad == " " { return "holds a blank (U+0020): a version is printable ASCII without blanks" }
+        return "holds \(code), not printable ASCII: a version is printable ASCII without blanks"
     }
 }

@@ -121,7 +121,12 @@ struct TOMLReader {
             var end = offset + 1
             while end < bytes.count, end < offset + 4, bytes[end] & 0xC0 == 0x80 { end += 1 }
             let text = String(decoding: bytes[offset..<end], as: UTF8.self)
-            return "'" + text.unicodeScalars.map(TOMLText.displayed).joined() + "'"
+            // Named by code point too: a no-break space looks like a space.
+            let codes = text.unicodeScalars.map { scalar in
+                let hex = String(scalar.value, radix: 16, uppercase: true)
+                return "U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+            }
+            return "'" + text.unicodeScalars.map(TOMLText.displayed).joined() + "' (" + codes.joined(separator: " ") + ")"
         }
     }
 

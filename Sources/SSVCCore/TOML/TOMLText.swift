@@ -73,7 +73,8 @@ enum TOMLText {
         case 0x00..<0x20, 0x7F...0x9F, 0x200E, 0x200F, 0x2028...0x202E, 0x2066...0x2069, 0xFEFF:
             "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
         default:
-            String(scalar)
+            // Invisible (a format character: U+200B, U+00AD, ...): named too.
+            DisplayText.isFormat(scalar) ? "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}" : String(scalar)
         }
     }
 

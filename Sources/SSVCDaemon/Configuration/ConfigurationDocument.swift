@@ -1,3 +1,4 @@
+@preconcurrency import Glibc
 import SSVCCore
 import SSVCPosix
 
@@ -20,6 +21,20 @@ struct ConfigurationDocument {
         do {
             return ConfigurationDocument(file: file, bytes: try BoundedReader.read(path: file, limit: maximumFileBytes))
         } catch {
+            throw ConfigurationError(file: file, problem: error.description)
+        }
+    }
+
+    /// Reads `file` as `read` does; nil when it no longer exists: an app
+    /// file removed between the directory's listing and its read (a
+    /// package upgrade) is one that was not listed (issue 52).
+    static func readIfPresent(_ file: String) throws(ConfigurationError) -> ConfigurationDocument? {
+        do {
+            return ConfigurationDocument(file: file, bytes: try BoundedReader.read(path: file, limit: maximumFileBytes))
+        } catch {
+            // Gone itself, not a link left dangling (that is the operator's to mend).
+            var info = stat()
+            if error.code == ENOENT, lstat(file, &info) != 0, errno == ENOENT { return nil }
             throw ConfigurationError(file: file, problem: error.description)
         }
     }

@@ -34,7 +34,13 @@ package enum ConfigurationLoader {
             root = try document.table()
             mainText = document.text
         }
-        try TableReader(root, file: mainFile, key: nil).rejectUnknown(["daemon", "app"])
+        do {
+            try TableReader(root, file: mainFile, key: nil).rejectUnknown(["daemon", "app"])
+        } catch {
+            var located = error
+            if located.line == nil { located.place = KeyLocator.line(of: error.key, appTable: nil, in: mainText).map { "line \($0)" } }
+            throw located
+        }
         // The command line's paths apply before anything is derived from
         // them (the metrics file's default folder is the socket's).
         var daemon: DaemonSettings
@@ -75,7 +81,7 @@ package enum ConfigurationLoader {
         }
         let (files, skipped) = try appFiles(appsDirectory)
         for file in files {
-            let document = try ConfigurationDocument.read(file)
+            guard let document = try ConfigurationDocument.readIfPresent(file) else { continue }
             let table = try document.table()
             let stem = String(file.split(separator: "/").last!.dropLast(".toml".count))
             do {

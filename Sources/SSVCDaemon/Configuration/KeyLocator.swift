@@ -20,6 +20,8 @@ enum KeyLocator {
         if name == "app", let next = key?.split(separator: ".").dropFirst().first { name = String(next) }
         if let bracket = name.firstIndex(of: "[") { name = String(name[..<bracket]) }
         if let found = setting(name, in: lines, range) { return found }
+        // A table of that name: `[[app]]` in an app file, `[deamon]` (issue 51).
+        if let header = range.first(where: { isHeader(lines[$0], named: name) }) { return header + 1 }
         return appTable.map { _ in range.lowerBound + 1 }
     }
 
@@ -48,6 +50,12 @@ enum KeyLocator {
             if rest.hasPrefix("=") || rest.hasPrefix(".") { return index + 1 }
         }
         return nil
+    }
+
+    /// `[name]`, `[[name]]`, `[name.sub]` or `["name"]`, blanks aside.
+    private static func isHeader(_ line: Substring, named name: String) -> Bool {
+        let compact = line.filter { $0 != " " && $0 != "\t" }
+        return ["[\(name)]", "[[\(name)]]", "[\(name).", "[\"\(name)\"]", "[[\"\(name)\"]]"].contains { compact.hasPrefix($0) }
     }
 
     private static func isDaemonHeader(_ line: Substring) -> Bool {

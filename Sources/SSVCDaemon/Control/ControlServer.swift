@@ -13,8 +13,11 @@ import SSVCPosix
 /// the server or the other clients down.
 package final class ControlServer: Service {
     typealias Connection = NIOAsyncChannel<ControlCall, ByteBuffer>
+    /// A connection and its peer's credentials, read at accept: a client
+    /// that sends and closes at once is still named (issue 52).
+    typealias Accepted = (connection: Connection, peer: PeerCredentials?)
 
-    private let listener: NIOAsyncChannel<Connection, Never>
+    private let listener: NIOAsyncChannel<Accepted, Never>
     private let dispatcher: ControlDispatcher
     private let logger: Logger
     /// The path to remove on stop; nil for a socket systemd owns.
@@ -27,7 +30,7 @@ package final class ControlServer: Service {
     }
 
     private init(
-        listener: NIOAsyncChannel<Connection, Never>, dispatcher: ControlDispatcher, logger: Logger,
+        listener: NIOAsyncChannel<Accepted, Never>, dispatcher: ControlDispatcher, logger: Logger,
         ownedPath: String?, quiescing: ServerQuiescingHelper
     ) {
         self.listener = listener
@@ -56,15 +59,16 @@ package final class ControlServer: Service {
             }
         let cache = dispatcher.service.statusCache
         let settings = dispatcher.service.controlSettings
-        let initializer: @Sendable (any Channel) -> EventLoopFuture<Connection> = { child in
-            PeerCredentials.uid(of: child).flatMapThrowing { uid in
+        let initializer: @Sendable (any Channel) -> EventLoopFuture<Accepted> = { child in
+            PeerCredentials.future(of: child).flatMapThrowing { peer in
+                let uid = peer?.uid
                 let pipeline = child.pipeline.syncOperations
                 // Past its user's or everyone's share, a connection gets an
                 // error and is closed; an admitted one is counted until it closes.
                 if let uid {
                     guard limiter.admit(uid) else {
                         try pipeline.addHandler(Refusal())
-                        return try Connection(wrappingChannelSynchronously: child)
+                        return (try Connection(wrappingChannelSynchronously: child), peer)
                     }
                     child.closeFuture.whenComplete { _ in limiter.release(uid) }
                 }
@@ -75,7 +79,7 @@ package final class ControlServer: Service {
                 try pipeline.addHandler(IdleStateHandler(readTimeout: .seconds(Int64(settings.current.idleTimeoutSeconds))))
                 try pipeline.addHandler(IdleCloser(), name: "idle-closer")
                 try pipeline.addHandler(StatusFastPath(cache: cache))
-                return try Connection(wrappingChannelSynchronously: child)
+                return (try Connection(wrappingChannelSynchronously: child), peer)
             }
         }
         do {
@@ -119,8 +123,8 @@ package final class ControlServer: Service {
             await withDiscardingTaskGroup { group in
                 do {
                     try await self.listener.executeThenClose { connections in
-                        for try await connection in connections {
-                            group.addTask { await self.serve(connection) }
+                        for try await accepted in connections {
+                            group.addTask { await self.serve(accepted.connection, peer: accepted.peer) }
                         }
                     }
                 } catch {
@@ -138,8 +142,7 @@ package final class ControlServer: Service {
     }
 
     /// One connection: calls answered in order; a bad message closes it.
-    private func serve(_ connection: Connection) async {
-        let peer = await PeerCredentials.of(connection.channel)
+    private func serve(_ connection: Connection, peer: PeerCredentials?) async {
         let dispatcher = self.dispatcher
         let closer = try? await connection.channel.pipeline.handler(type: IdleCloser.self).get()
         do {

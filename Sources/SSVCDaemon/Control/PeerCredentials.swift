@@ -33,21 +33,9 @@ package struct PeerCredentials: Sendable, Equatable {
     /// Linux's `SO_PEERGROUPS` (since 4.13), which Glibc's module may not name.
     static let peerGroupsOption: Int32 = 59
 
-    /// The peer's user, for the connection limits; nil when it cannot be had.
-    static func uid(of channel: any Channel) -> EventLoopFuture<UInt32?> {
-        guard let provider = channel as? any SocketOptionProvider else { return channel.eventLoop.makeSucceededFuture(nil) }
-        let credentials: EventLoopFuture<UCred> = provider.unsafeGetSocketOption(
-            level: NIOBSDSocket.OptionLevel(rawValue: SOL_SOCKET), name: NIOBSDSocket.Option(rawValue: SO_PEERCRED)
-        )
-        return credentials.map { Optional($0.uid) }.recover { _ in nil }
-    }
-
-    static func of(_ channel: any Channel) async -> PeerCredentials? {
-        try? await future(of: channel).get()
-    }
-
-    /// The same as a future on the channel's event loop: a caller that
-    /// blocks (a test) needs no thread of Swift's cooperative pool for it.
+    /// The peer's credentials, read on the channel's event loop as it is
+    /// accepted (before any read: a peer gone at once is still named); nil
+    /// when they cannot be had.
     static func future(of channel: any Channel) -> EventLoopFuture<PeerCredentials?> {
         guard let provider = channel as? any SocketOptionProvider else { return channel.eventLoop.makeSucceededFuture(nil) }
         let credentials: EventLoopFuture<UCred> = provider.unsafeGetSocketOption(

@@ -24,15 +24,18 @@ final class RefusalLog: Sendable {
 
     private let windows = NIOLockedValueBox<[UInt32: Window]>([:])
     private let clock: @Sendable () -> Double
+    /// Lines per user per interval: `linesPerInterval` for refusals.
+    private let budget: Int
 
-    init(clock: @escaping @Sendable () -> Double = MonotonicClock.seconds) {
+    init(linesPerInterval: Int = RefusalLog.linesPerInterval, clock: @escaping @Sendable () -> Double = MonotonicClock.seconds) {
+        budget = linesPerInterval
         self.clock = clock
     }
 
     /// What to write for one refusal of `uid`'s, `reason` cut to
     /// `quotedBytes`; nil when its interval's lines are spent. The line
     /// after a suppressed run says how many were left out.
-    func line(uid: UInt32?, _ reason: String) -> String? {
+    func line(uid: UInt32?, _ reason: String, quoting: Bool = true) -> String? {
         let key = uid ?? UInt32.max
         let now = clock()
         let (write, skipped, last) = windows.withLockedValue { windows -> (Bool, Int, Bool) in
@@ -45,13 +48,13 @@ final class RefusalLog: Sendable {
                 skipped = window.suppressed
                 window = Window(start: now, lines: 0, suppressed: 0)
             }
-            let write = window.lines < Self.linesPerInterval
+            let write = window.lines < self.budget
             if write { window.lines += 1 } else { window.suppressed += 1 }
             windows[key] = window
-            return (write, skipped, window.lines == Self.linesPerInterval)
+            return (write, skipped, window.lines == self.budget)
         }
         guard write else { return nil }
-        let cut = DisplayText.cut(reason, bytes: Self.quotedBytes)
+        let cut = quoting ? DisplayText.cut(reason, bytes: Self.quotedBytes) : reason
         let note = skipped > 0 ? " (\(skipped) more from this user in the interval before were not logged)" : ""
         let limit = last ? " (the last line from this user for \(Int(Self.intervalSeconds)) s)" : ""
         return cut + note + limit

@@ -43,7 +43,9 @@ struct TOMLErrorPositionTests {
     @Test("columns count Unicode scalars, not bytes")
     func scalarColumns() {
         #expect(error("s = \"éé\u{01}\"") == "1:8: control character U+0001 is not allowed; in a string write it as an escape")
-        #expect(error("é = 1") == "1:1: expected a key, found 'é'")
+        #expect(error("é = 1") == "1:1: expected a key, found 'é' (U+00E9)")
+        // A no-break space looks like a space: its code point says what it is (issue 52).
+        #expect(error("a =\u{A0}1") == "1:4: expected a value, found '\u{A0}' (U+00A0)")
     }
 
     @Test("an error inside a multi-line array names the element's line")
