@@ -23,4 +23,11 @@ struct FetchTargetTests {
         #expect(name.authority == "updates.example")
         #expect(FetchTarget("not a url") == nil)
     }
+
+    @Test("a deadline's message names the limit that applied: a mirror's download has 20 times timeout-seconds (issue 51)")
+    func limitText() {
+        #expect(Fetcher.limitText(timeoutSeconds: 5, factor: 1) == "timeout-seconds (5 s)")
+        #expect(Fetcher.limitText(timeoutSeconds: 5, factor: AdvisoryCheck.downloadFactor) == "20 times timeout-seconds (100 s)")
+        #expect(Fetcher.limitText(timeoutSeconds: 0.5, factor: 20) == "20 times timeout-seconds (10 s)")
+    }
 }

@@ -13,7 +13,7 @@ extension Fetcher {
     }
 
     func collect(
-        _ response: HTTPClientResponse, deadline: NIODeadline, limit: BodyBound, sink: Int32?
+        _ response: HTTPClientResponse, deadline: NIODeadline, limit: BodyBound, sink: Int32?, limitText: String
     ) async throws(FetchError) -> [UInt8] {
         if let length = response.headers.first(name: "Content-Length").flatMap(Int.init), length > limit.bytes {
             throw FetchError("response of \(length) bytes is larger than \(limit)")
@@ -36,7 +36,7 @@ extension Fetcher {
         } catch let error as FetchError {
             throw error
         } catch {
-            if NIODeadline.now() >= deadline { throw FetchError("reading the response took longer than \(timeoutText)") }
+            if NIODeadline.now() >= deadline { throw FetchError("reading the response took longer than \(limitText)") }
             throw FetchError("reading the response: \(Self.describe(error, url: nil))")
         }
         return body

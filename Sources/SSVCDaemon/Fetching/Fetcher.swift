@@ -32,6 +32,7 @@ package final class Fetcher: Sendable {
     private let timeout: TimeAmount
     /// "timeout-seconds (30 s)", for messages.
     let timeoutText: String
+    private let timeoutSeconds: Double
     private let responseLimit: BodyBound
     private let environment: [String: String]
 
@@ -48,7 +49,8 @@ package final class Fetcher: Sendable {
         }
         // Within DaemonKeys.timeoutSeconds.range: no overflow here.
         timeout = TimeAmount.milliseconds(Int64(settings.timeoutSeconds * 1000))
-        timeoutText = "timeout-seconds (\(Self.seconds(settings.timeoutSeconds)))"
+        timeoutText = Self.limitText(timeoutSeconds: settings.timeoutSeconds, factor: 1)
+        timeoutSeconds = settings.timeoutSeconds
         responseLimit = .maxResponseBytes(settings.maxResponseBytes)
         self.environment = environment
         clients = NIOLockedValueBox([:])
@@ -113,6 +115,17 @@ package final class Fetcher: Sendable {
     /// 30 s, 0.5 s.
     private static func seconds(_ value: Double) -> String {
         value == value.rounded() ? "\(Int(value)) s" : "\(value) s"
+    }
+
+    /// The limit a request's deadline stands for, for messages: a mirror's
+    /// download has `factor` times timeout-seconds, and says so.
+    func limitText(_ factor: Int) -> String {
+        Self.limitText(timeoutSeconds: timeoutSeconds, factor: factor)
+    }
+
+    static func limitText(timeoutSeconds: Double, factor: Int) -> String {
+        factor > 1
+            ? "\(factor) times timeout-seconds (\(seconds(timeoutSeconds * Double(factor))))" : "timeout-seconds (\(seconds(timeoutSeconds)))"
     }
 
     struct NoCertificate: Error, CustomStringConvertible {
@@ -221,7 +234,7 @@ package final class Fetcher: Sendable {
                 switch error {
                 case let .connect(cause): throw FetchError("cannot connect to proxy \(proxy): \(Self.reason(cause))")
                 case let .exchange(cause): throw FetchError("proxy \(proxy): \(Self.reason(cause)) before a whole response")
-                case .timedOut: throw FetchError("the request to \(target.hostAndPort) took longer than \(timeoutText)\(Self.through(proxy))")
+                case .timedOut: throw FetchError("the request to \(target.hostAndPort) took longer than \(limitText(options.deadlineFactor))\(Self.through(proxy))")
                 case let .tooLarge(length?): throw FetchError("response of \(length) bytes is larger than \(limit)")
                 case .tooLarge(nil): throw FetchError("response is larger than \(limit)")
                 case .closedEarly: throw FetchError("proxy \(proxy) closed the connection before a whole response")
@@ -243,11 +256,11 @@ package final class Fetcher: Sendable {
             // Past the deadline, whatever timed out first (a server that
             // sends a byte now and then resets the read timeout each time).
             if NIODeadline.now() >= deadline {
-                throw FetchError("the request to \(target.hostAndPort) took longer than \(timeoutText)\(Self.through(proxy))")
+                throw FetchError("the request to \(target.hostAndPort) took longer than \(limitText(options.deadlineFactor))\(Self.through(proxy))")
             }
             throw FetchError(Self.describe(error, url: url, proxy: proxy))
         }
-        let body = response.status.code == 200 ? try await collect(response, deadline: deadline, limit: limit, sink: options.sink) : []
+        let body = response.status.code == 200 ? try await collect(response, deadline: deadline, limit: limit, sink: options.sink, limitText: limitText(options.deadlineFactor)) : []
         return HTTPReply(status: response.status, headers: response.headers, body: body)
     }
 }
