@@ -22,18 +22,14 @@ public enum AdvisoryFiles {
         /// Whether a FIFO or a device may be read as one file (`ssvcctl
         /// evaluate --advisories <(curl …)`); never for the daemon, which must not wait on one.
         public var specialFiles: Bool
-        /// Whether one file (a record, an array, an API answer) is read:
-        /// `ssvcctl evaluate`'s; a daemon's mirror is an export or a folder.
-        public var singleFiles: Bool
         /// When to give up (`MonotonicClock.seconds()`): checked between
         /// records, so that a read whose caller stopped waiting ends too.
         public var deadline: Double?
 
         public init(
             totalBytes: Int, recordBytes: Int = 8 << 20, maximumRecords: Int = 2_000_000, documentBytes: Int = 16 << 20,
-            specialFiles: Bool = false, singleFiles: Bool = false, deadline: Double? = nil
+            specialFiles: Bool = false, deadline: Double? = nil
         ) {
-            self.singleFiles = singleFiles
             self.deadline = deadline
             self.totalBytes = totalBytes
             self.recordBytes = recordBytes
@@ -64,8 +60,11 @@ public enum AdvisoryFiles {
             try readFolder(path, into: &evaluator, limits: limits)
         } else if path.lowercased().hasSuffix(".zip") || isZip(path) {
             try readZip(path, into: &evaluator, limits: limits)
-        } else if !limits.singleFiles {
-            throw Failure(description: "\(DisplayText.escaped(path)) is neither a folder of records nor an export .zip")
+        } else if info.st_mode & S_IFMT != S_IFREG, !limits.specialFiles {
+            // One regular file is one document (a record, an array, an API
+            // answer), for the daemon as for ssvcctl evaluate (issue 51);
+            // a FIFO or a device only for the latter, which may wait on it.
+            throw Failure(description: "\(DisplayText.escaped(path)) is neither a folder of records, an export .zip nor a file of records")
         } else {
             let bytes: [UInt8]
             do {
@@ -132,7 +131,7 @@ public enum AdvisoryFiles {
             guard !entry.isDirectory, entry.name.count > 5,
                   Array(entry.name.suffix(5)).map({ $0 | 0x20 }) == Array(".json".utf8) else { continue }
             if let problem = entry.nameProblem {
-                evaluator.skip(entry.displayName, problem: "unsafe name (\(problem.rawValue))")
+                evaluator.skip(entry.textName, problem: "unsafe name (\(problem.rawValue))")
                 continue
             }
             let bytes: [UInt8]
@@ -140,13 +139,13 @@ public enum AdvisoryFiles {
                 bytes = try archive.read(entry)
             } catch {
                 guard error.concernsOneEntry else { throw Failure(description: error.description) }
-                evaluator.skip(entry.displayName, problem: error.description)
+                evaluator.skip(entry.textName, problem: error.description)
                 continue
             }
             do {
                 evaluator.add(try OSVRecord(parsing: bytes))
             } catch {
-                evaluator.skip(entry.displayName, problem: error.description)
+                evaluator.skip(entry.textName, problem: error.description)
             }
         }
     }

@@ -61,6 +61,11 @@ public struct ZipEntry: Sendable, Equatable {
     /// escaped, other bytes as `\xNN`, cut at 512 characters.
     public var displayName: String { Self.display(name) }
 
+    /// The name as text, not escaped (bytes that are not UTF-8 as U+FFFD):
+    /// for what is escaped once where it is shown, as a skipped record's
+    /// name is (escaping it here too showed `C:\\\\evil.json`, issue 51).
+    public var textName: String { String(decoding: name, as: UTF8.self) }
+
     /// Encrypted (traditional PKWARE or strong encryption): never read.
     public var isEncrypted: Bool { flags & 0x0001 != 0 || flags & 0x0040 != 0 }
 

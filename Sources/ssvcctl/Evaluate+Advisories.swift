@@ -13,6 +13,9 @@ extension Evaluate {
         guard let package else { throw ValidationError("--advisories needs --package: the package name in \(ecosystem)") }
         guard let versionKey, !versionKey.isEmpty else { throw ValidationError("--advisories needs --version: the version to evaluate") }
         try refuse("ecosystem", AppKeyRules.advisoryNameProblem(ecosystem))
+        if case let .miscased(right) = OSVEcosystems.spelling(of: ecosystem) {
+            throw ValidationError("--ecosystem: '\(DisplayText.escaped(ecosystem, limit: 60))' is spelt \"\(right)\" in OSV records")
+        }
         try refuse("package", AppKeyRules.advisoryNameProblem(package))
         if let problem = DisplayText.versionProblem(versionKey) { throw ValidationError("--version: not a version string: \(problem)") }
         do {
@@ -44,20 +47,23 @@ extension Evaluate {
             throw ExitStatus.failure
         }
         do {
-            try AdvisoryFiles.read(path: path, into: &evaluator, limits: AdvisoryFiles.Budget(totalBytes: AdvisorySettings.defaultMaxBytes, specialFiles: true, singleFiles: true))
+            try AdvisoryFiles.read(path: path, into: &evaluator, limits: AdvisoryFiles.Budget(totalBytes: AdvisorySettings.defaultMaxBytes, specialFiles: true))
         } catch {
             StandardError.writeLine("ssvcctl: --advisories \(DisplayText.escaped(path)): \(error)")
             throw ExitStatus.failure
         }
         let data = AdvisoryData().read(evaluator, etag: nil, lastModified: nil, at: Date())
         let findings = data.findings
-        let state: AdvisoryState = findings.isEmpty ? .clear : .affected
+        let state: AdvisoryState = !findings.isEmpty ? .affected : data.undecided > 0 ? .unknown : .clear
         if json {
             print(ConsoleJSON.text(AdvisoryAnswer(advisoryState: state, advisories: findings, notes: data.notes, recordsRead: evaluator.recordsRead)))
         } else {
             print(Self.advisoryText(evaluator: evaluator, data: data))
         }
-        if findings.isEmpty { return }
+        if findings.isEmpty {
+            if state == .unknown { throw ExitStatus.checksFailing }
+            return
+        }
         throw findings.contains { $0.fixed != nil } ? ExitStatus.updateRequired : ExitStatus.affected
     }
 
@@ -74,7 +80,12 @@ extension Evaluate {
         let shown = { (text: String) in DisplayText.escaped(text) }
         let subject = "\(shown(evaluator.package)) \(shown(evaluator.version)) in \(shown(evaluator.ecosystem))"
         var lines: [String] = []
-        if data.findings.isEmpty {
+        if data.findings.isEmpty, data.undecided > 0 {
+            lines.append(
+                "unknown: no advisory of \(evaluator.recordsRead) records read affects \(subject), "
+                    + "but \(data.undecided) ranges that could were not evaluated"
+            )
+        } else if data.findings.isEmpty {
             lines.append("clear: no advisory of \(evaluator.recordsRead) records read affects \(subject)")
         } else {
             lines.append("affected: \(data.findings.count) advisories of \(evaluator.recordsRead) records read affect \(subject)")

@@ -173,7 +173,12 @@ struct EvaluationReport: Encodable {
             ("kept back", heldVersion.map { "\($0) by \(heldBy ?? "?")" }),
             ("rollout", rollout.map {
                 let percent = Int(($0.offeredFraction * 100).rounded(.down))
-                return "\($0.start) to \($0.end) (\($0.windowSeconds) s); this machine at \($0.position); \(percent)% of machines offered now"
+                // What time offers, and what of it a publisher's cap leaves (issue 51).
+                let capped = rolloutPercentage.flatMap { cap in
+                    cap < Double(percent) ? "; the rollout cap leaves \(PhasedOffer.shareShown(cap)) % of machines offered now" : nil
+                }
+                return "\($0.start) to \($0.end) (\($0.windowSeconds) s); this machine at \($0.position); "
+                    + (capped.map { "\(percent)% of machines by time\($0)" } ?? "\(percent)% of machines offered now")
             }),
             ("signature", signature.map { "good, key \($0.keyId)" + ($0.signedAt.map { ", signed \($0)" } ?? ", no timestamp") }),
         ]

@@ -27,16 +27,18 @@ enum ExitStatus {
     /// The code for `apps` as the daemon reports them. Each app has one:
     /// 11 required (an advisory's fix offered too), 13 affected by an
     /// advisory with no fix offered, 10 available (its last good answer,
-    /// even while a check fails), 12 no update but a check failing, else
-    /// 0. Over several apps the worst, in the order 11, 13, 12, 10, 0
+    /// even while a check fails), 12 no update but a check failing or its
+    /// advisories unknown, else 0. Over several apps the worst, in the order 11, 13, 12, 10, 0
     /// (SPEC §13): one app's failing check outranks another's update.
     static func code(for apps: [AppStatus]) -> ExitCode {
         let ranked = [updateRequired, affected, checksFailing, updateAvailable]
         let codes = apps.map { app -> ExitCode in
             if app.status == .updateRequired { return updateRequired }
-            if app.advisoryState == .affected { return affected }
+            // Stale findings keep deciding: unknown, but affected all the same.
+            if app.advisoryState == .affected || (app.advisoryState == .unknown && !(app.advisories ?? []).isEmpty) { return affected }
             if app.status == .updateAvailable { return updateAvailable }
-            return app.consecutiveFailures > 0 ? checksFailing : .success
+            // Advisories unknown (never read, stale, undecided) are never quiet (SPEC §13).
+            return app.consecutiveFailures > 0 || app.advisoryState == .unknown ? checksFailing : .success
         }
         return ranked.first { codes.contains($0) } ?? .success
     }

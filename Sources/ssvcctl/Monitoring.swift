@@ -46,7 +46,9 @@ enum Monitoring {
         let stale = apps.filter(\.stale)
         let available = apps.filter { $0.status == .updateAvailable }
         let failing = apps.filter { $0.consecutiveFailures > 0 }
-        let vulnerable = apps.filter { $0.advisoryState == .affected }
+        // Stale findings keep deciding: listed while unknown, they still count.
+        let vulnerable = apps.filter { $0.advisoryState == .affected || ($0.advisoryState == .unknown && !($0.advisories ?? []).isEmpty) }
+        let unknownAdvisories = apps.filter { $0.advisoryState == .unknown }
         var counts: [(String, Int)] = [("apps", apps.count), ("update_available", available.count), ("update_required", required.count),
                                        ("stale", stale.count), ("failing", failing.count)]
         // Apps that ask about advisories add their count.
@@ -70,6 +72,8 @@ enum Monitoring {
         // A failing check never reads as OK, and the line claims a kept
         // answer only where one exists.
         if !failing.isEmpty { warnings.append("checks failing: " + failing.map(Self.failure).joined(separator: ", ")) }
+        // Advisories not known are never quiet (SPEC §13).
+        if !unknownAdvisories.isEmpty { warnings.append("advisories unknown: " + named(unknownAdvisories, versions: false)) }
         if !warnings.isEmpty { return ("SSVC WARNING - \(warnings.joined(separator: "; ")) | \(data)", 1) }
         let summary = apps.count == 1 ? "\(apps[0].name) \(apps[0].status.rawValue) (\(AppTable.versions(apps[0])))" : "\(apps.count) apps up to date"
         return ("SSVC OK - \(summary) | \(data)", 0)
@@ -101,7 +105,8 @@ enum Monitoring {
             case .upToDate, .ahead, .unknown: break
             }
             if let held = AppTable.held(app), app.heldVersion != nil || app.status == .updateRequired { notes.append(held) }
-            if app.advisoryState == .affected {
+            if app.advisoryState == .unknown { notes.append("advisories unknown (not read lately, or not all evaluated)") }
+            if app.advisoryState == .affected || (app.advisoryState == .unknown && !(app.advisories ?? []).isEmpty) {
                 let count = (app.advisories ?? []).count + (app.advisoriesOmitted ?? 0)
                 let ids = (app.advisories ?? []).prefix(3).map(\.id).joined(separator: ", ")
                 notes.append("affected by \(ids)" + (count > 3 ? " and \(count - 3) more" : ""))

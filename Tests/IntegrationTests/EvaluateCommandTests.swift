@@ -58,6 +58,12 @@ struct EvaluateCommandTests {
         let text = try await evaluate(document, ["--rollout-position", "0.5", "--now", "2027-01-16T08:00:00Z"])
         #expect(text.standardOutput.contains("phased             2.0 offered here at 2027-01-18T20:00:00Z"), "\(text.standardOutput)")
         #expect(text.standardOutput.contains("14% of machines offered now"))
+        // Past the window with a cap of 30: what time offers, and what the cap leaves (issue 51).
+        let capped = try await evaluate(
+            #"{"SSVCLatestVersionKey":"2.0","SSVCLatestVersionAvailableSince":1800000000,"SSVCPhasedRolloutInterval":604800,"SSVCPhasedRolloutPercentage":30}"#,
+            ["--rollout-position", "0.62", "--now", "2027-02-16T08:00:00Z"]
+        )
+        #expect(capped.standardOutput.contains("100% of machines by time; the rollout cap leaves 30 % of machines offered now"), "\(capped.standardOutput)")
 
         let due = try await evaluate(document, ["--rollout-position", "0.5", "--now", "2027-01-18T20:00:00Z", "--json"])
         #expect(due.status == 10)

@@ -23,6 +23,19 @@ struct AdvisoryVerdictTests {
         #expect(AdvisoryVerdict(data: data([], checkedDaysAgo: 6), settings: settings, latest: nil, hasServer: true, scheme: .dotted, now: now).state == .clear)
     }
 
+    @Test("stale findings are unknown but keep deciding: a fix offered stays required, to the exact 7-day boundary (issue 51)", arguments: [
+        (6.99, AdvisoryState.affected), (7.0, .affected), (7.01, .unknown), (8, .unknown),
+    ] as [(Double, AdvisoryState)])
+    func staleStillDecides(days: Double, state: AdvisoryState) {
+        let settings = AdvisorySettings(ecosystem: "PyPI", package: "pkg", maxAgeDays: 7)
+        let verdict = AdvisoryVerdict(data: data([finding], checkedDaysAgo: days), settings: settings, latest: "2.0", hasServer: true, scheme: .dotted, now: now)
+        #expect(verdict.state == state)
+        #expect(verdict.requiredBy?.id == "GHSA-1", "required stays required")
+        #expect(verdict.advisories.map(\.id) == ["GHSA-1"])
+        let unfixed = AdvisoryVerdict(data: data([finding], checkedDaysAgo: days), settings: settings, latest: "1.9", hasServer: true, scheme: .dotted, now: now)
+        #expect(unfixed.requiredBy == nil && unfixed.affectedWithoutFix)
+    }
+
     @Test("a fix at or below the server's latest makes the update required; above it, affected only", arguments: [
         ("2.0", true), ("2.1", true), ("1.9", false), (nil, false),
     ] as [(String?, Bool)])

@@ -19,6 +19,9 @@ package struct AdvisoryData: Sendable, Equatable, Codable {
     package var omitted: Int
     /// What the read could not evaluate: records skipped and named, ranges of an unordered ecosystem.
     package var notes: [String]
+    /// Ranges that could affect the running version and that no order
+    /// could read: while any is left, nothing read is `clear`.
+    package var undecided: Int
     /// The mirror's validators: an unchanged mirror is not read again.
     package var etag: String?
     package var lastModified: String?
@@ -43,6 +46,7 @@ package struct AdvisoryData: Sendable, Equatable, Codable {
         findings = []
         omitted = 0
         notes = []
+        undecided = 0
     }
 
     /// The data after a successful read of `evaluator`'s records at `now`.
@@ -66,9 +70,18 @@ package struct AdvisoryData: Sendable, Equatable, Codable {
             notes.append("\(evaluator.unevaluatedRanges) ranges not evaluated: \(why)")
         }
         if evaluator.unreadableRanges > 0 {
-            notes.append("\(evaluator.unreadableRanges) ranges not evaluated: an event's version is not one in \(evaluator.ecosystem)'s order")
+            notes.append(
+                "\(evaluator.unreadableRanges) ranges not evaluated: an event's version, or the running version, is not one their order reads"
+            )
+        }
+        if evaluator.recordsRead > 0, evaluator.ecosystemRecords == 0 {
+            notes.append("none of the \(evaluator.recordsRead) records read is of \(evaluator.ecosystem): is advisories-ecosystem spelt as OSV does?")
+        }
+        if evaluator.gitRanges > 0 {
+            notes.append("\(evaluator.gitRanges) GIT ranges not evaluated: only their versions lists count")
         }
         next.notes = notes
+        next.undecided = evaluator.unreadableRanges
         next.etag = etag
         next.lastModified = lastModified
         return next
@@ -104,6 +117,7 @@ package struct AdvisoryData: Sendable, Equatable, Codable {
         findings = try container.decodeIfPresent([AdvisoryFinding].self, forKey: .findings) ?? []
         omitted = try container.decodeIfPresent(Int.self, forKey: .omitted) ?? 0
         notes = try container.decodeIfPresent([String].self, forKey: .notes) ?? []
+        undecided = try container.decodeIfPresent(Int.self, forKey: .undecided) ?? 0
         etag = try container.decodeIfPresent(String.self, forKey: .etag)
         lastModified = try container.decodeIfPresent(String.self, forKey: .lastModified)
         reported = try container.decodeIfPresent(Reported.self, forKey: .reported)

@@ -6,6 +6,10 @@ public struct AdvisoryEvaluator: Sendable {
     public let ecosystem: String
     public let package: String
     public let version: String
+    /// The running version as the operator or the product wrote it
+    /// (`v0.28.1` where the order reads `0.28.1`): `versions` entries
+    /// are strings, and match it as written too.
+    public let written: String
     public let order: EcosystemOrder
 
     public private(set) var findings: [AdvisoryFinding] = []
@@ -17,24 +21,32 @@ public struct AdvisoryEvaluator: Sendable {
     public private(set) var ignoredFindings: [AdvisoryFinding] = []
     /// Records read, whether or not they concern the package.
     public private(set) var recordsRead = 0
+    /// Records with an entry of the ecosystem: none of many says the
+    /// ecosystem is misnamed (or the source is another's).
+    public private(set) var ecosystemRecords = 0
     /// Records that name the package and were skipped, named with their problem (at most `maximumProblems`).
     public private(set) var problems: [String] = []
     public private(set) var problemCount = 0
     /// Ranges of the package that could not be evaluated: no order for
     /// the ecosystem, or a range type the schema may add.
     public private(set) var unevaluatedRanges = 0
-    /// Ranges with an event whose version the order cannot read.
+    /// Ranges that could affect the running version but that no order
+    /// reads (an event's version, or the running one): the verdict is then
+    /// never `clear`.
     public private(set) var unreadableRanges = 0
+    /// `GIT` ranges of the package: not evaluated, their `versions` count.
+    public private(set) var gitRanges = 0
     private var seen: Set<String> = []
 
     public static let maximumFindings = 256
     public static let maximumProblems = 16
 
     /// Throws when the running version is not a version in the ecosystem's order.
-    public init(ecosystem: String, package: String, version: String) throws(VersionError) {
+    public init(ecosystem: String, package: String, version: String, written: String? = nil) throws(VersionError) {
         self.ecosystem = ecosystem
         self.package = package
         self.version = version
+        self.written = written ?? version
         order = EcosystemOrder(ecosystem: ecosystem)
         if case let .ordered(scheme) = order { try scheme.validate(version) }
     }
@@ -42,6 +54,7 @@ public struct AdvisoryEvaluator: Sendable {
     /// Takes one record into account.
     public mutating func add(_ record: OSVRecord) {
         recordsRead += 1
+        if record.affected.contains(where: { $0.ecosystem == ecosystem }) { ecosystemRecords += 1 }
         guard let finding = evaluate(record) else { return }
         // An export may hold a record twice (an alias's file): one finding per id.
         guard seen.insert(finding.id).inserted else { return }
@@ -75,35 +88,29 @@ public struct AdvisoryEvaluator: Sendable {
     /// The finding for `record`, or nil when it does not affect this version.
     mutating func evaluate(_ record: OSVRecord) -> AdvisoryFinding? {
         guard record.withdrawn == nil else { return nil }
-        var reasons: [String] = []
-        var fixes: [(version: String, scheme: VersionScheme)] = []
+        var listed: [String] = []
+        var ranges: [ReadRange] = []
         for affected in record.affected {
             guard let name = affected.name, affected.ecosystem == ecosystem,
                   EcosystemOrder.samePackage(name, package, ecosystem: ecosystem)
             else { continue }
-            if let listed = affected.versions.first(where: equalsRunning) {
-                reasons.append("listed in versions as \(listed)")
-            }
+            listed += affected.versions
             for (index, range) in affected.ranges.enumerated() {
-                guard let scheme = scheme(for: range) else { continue }
-                if let why = affects(range, scheme: scheme) {
-                    reasons.append("\(range.type) range \(index + 1): \(why)")
-                }
-                fixes += range.events.compactMap { event in
-                    // A fix is shown, stored and compared: a version string's bounds.
-                    guard case let .fixed(fixed) = event, DisplayText.versionProblem(fixed) == nil else { return nil }
-                    return (fixed, scheme)
-                }
+                if let readRange = read(range, label: "\(range.type) range \(index + 1)") { ranges.append(readRange) }
             }
         }
-        guard let reason = reasons.first else { return nil }
-        // Compared in the ecosystem's order, or a SEMVER range's own where the ecosystem has none.
-        var lowestFix: String?
-        for fix in fixes {
-            let scheme = if case let .ordered(ecosystem) = order { ecosystem } else { fix.scheme }
-            guard (try? scheme.compare(fix.version, version)) == .newer else { continue }
-            if lowestFix.map({ (try? scheme.compare(fix.version, $0)) == .older }) ?? true { lowestFix = fix.version }
+        var reason: String?
+        if let entry = listed.first(where: { equals($0, version) }) {
+            reason = "listed in versions as \(entry)"
+        } else {
+            for range in ranges {
+                guard let entered = range.entry(holding: version) else { continue }
+                reason = "\(range.label): \(range.why(version, entered: entered))"
+                break
+            }
         }
+        guard let reason else { return nil }
+        let fix = lowestFix(ranges: ranges, listed: listed)
         let severity = Self.severity(of: record)
         return AdvisoryFinding(
             id: record.id,
@@ -112,90 +119,113 @@ public struct AdvisoryEvaluator: Sendable {
             summary: record.summary,
             severity: severity,
             score: severity.flatMap { try? CVSSVector(parsing: $0).baseScore },
-            fixed: lowestFix,
+            fixed: fix?.version,
+            stillAffected: fix.flatMap { fix in Self.spans(above: fix.version, ranges: ranges, listed: listed, scheme: fix.scheme) },
             url: Self.url(of: record),
             reason: reason
         )
     }
 
-    /// Whether `listed` names the running version: equal in the ecosystem's
-    /// order where it has one and can read both, else the same string.
-    private func equalsRunning(_ listed: String) -> Bool {
-        if listed == version { return true }
-        guard case let .ordered(scheme) = order else { return false }
-        return (try? scheme.compare(listed, version)) == .same
+    /// The most `fixed` versions tried, lowest first, for the one the whole record leaves unaffected.
+    static let maximumFixCandidates = 16
+
+    /// The lowest `fixed` version above the running one that no range
+    /// and no `versions` entry of the record affects (SPEC §13): a fix of
+    /// one range may lie in another (`[0, 1.2)` and `[1.0.5, 1.0.6)`: 1.2,
+    /// not 1.0.6). Compared in the ecosystem's order, or SemVer's where it
+    /// has none. Nil when no fix of the first `maximumFixCandidates` is one.
+    private func lowestFix(ranges: [ReadRange], listed: [String]) -> (version: String, scheme: VersionScheme)? {
+        let scheme: VersionScheme = if case let .ordered(ecosystemScheme) = order { ecosystemScheme } else { .semver }
+        var candidates: Set<String> = []
+        for range in ranges {
+            // A fix is shown, stored and compared: a version string's bounds.
+            for case let .fixed(fix) in range.events where DisplayText.versionProblem(fix) == nil {
+                if (try? scheme.compare(fix, version)) == .newer { candidates.insert(fix) }
+            }
+        }
+        // Equal versions spelt apart (`1.0`, `1.0.0`) in a stable order.
+        let ascending = candidates.sorted { a, b in
+            switch (try? scheme.compare(a, b)) ?? .same {
+            case .older: true
+            case .newer: false
+            case .same: a.utf8.lexicographicallyPrecedes(b.utf8)
+            }
+        }
+        for candidate in ascending.prefix(Self.maximumFixCandidates) {
+            if listed.contains(where: { equals($0, candidate, in: scheme) }) { continue }
+            if ranges.contains(where: { $0.entry(holding: candidate) != nil }) { continue }
+            return (candidate, scheme)
+        }
+        return nil
     }
 
-    /// The order a range's events are read in; nil (and counted) when it is not evaluated.
-    /// `GIT` ranges are never evaluated here, and not counted: their `versions` stand for them.
-    private mutating func scheme(for range: OSVRecord.VersionRange) -> VersionScheme? {
+    /// What the record affects above `fix`: each range's stretches that
+    /// end above it (or never end), and `versions` entries above it.
+    static func spans(above fix: String, ranges: [ReadRange], listed: [String], scheme: VersionScheme) -> [AffectedSpan]? {
+        var spans: [AffectedSpan] = []
+        for range in ranges {
+            spans += range.spans().filter { span in
+                if let until = span.until { return (try? scheme.compare(until, fix)) == .newer }
+                if let through = span.through { return (try? scheme.compare(through, fix)) == .newer }
+                return true
+            }
+        }
+        for entry in listed where (try? scheme.compare(entry, fix)) == .newer {
+            spans.append(AffectedSpan(from: entry, through: entry))
+        }
+        return spans.isEmpty ? nil : Array(spans.prefix(AdvisoryFinding.maximumSpans))
+    }
+
+    /// Whether a `versions` entry names `running`: the same string (also as
+    /// the operator wrote it, `v0.28.1`), or equal in the ecosystem's order
+    /// where it has one and can read both.
+    private func equals(_ listed: String, _ running: String, in scheme: VersionScheme? = nil) -> Bool {
+        if listed == running || (running == version && listed == written) { return true }
+        let compared: VersionScheme? = if let scheme { scheme } else if case let .ordered(ecosystemScheme) = order { ecosystemScheme } else { nil }
+        guard let compared else { return false }
+        return (try? compared.compare(listed, running)) == .same
+    }
+
+    /// A range of the package read in the order its type names: nil (and
+    /// counted) when it is not evaluated. `GIT` ranges are never evaluated
+    /// here: their `versions` stand for them. A `SEMVER` range whose events
+    /// or the running version SemVer cannot read (`1.0` in PyPI) is read in
+    /// the ecosystem's order; one that no order reads is counted as
+    /// unreadable, and the verdict is then not `clear` (issue 51).
+    private mutating func read(_ range: OSVRecord.VersionRange, label: String) -> ReadRange? {
+        let schemes: [VersionScheme]
         switch (range.type, order) {
         case ("GIT", _):
+            gitRanges += 1
             return nil
-        case ("SEMVER", _):
-            return .semver
+        case let ("SEMVER", .ordered(scheme)):
+            schemes = scheme == .semver ? [.semver] : [.semver, scheme]
+        case ("SEMVER", .unordered):
+            schemes = [.semver]
         case let ("ECOSYSTEM", .ordered(scheme)):
-            return scheme
+            schemes = [scheme]
         default:
             unevaluatedRanges += 1
             return nil
         }
-    }
-
-    /// The schema's `IncludedInRanges` for one range: why it affects the
-    /// running version, or nil when it does not.
-    private mutating func affects(_ range: OSVRecord.VersionRange, scheme: VersionScheme) -> String? {
-        // The running version was validated in `init`; a SEMVER range may still not read it.
-        guard (try? scheme.validate(version)) != nil else { return nil }
-        let limits = range.events.filter { if case .limit = $0 { true } else { false } }
-        if !limits.isEmpty {
-            let beforeALimit = limits.contains { limit in
-                limit.version.contains("*") || (try? scheme.compare(version, limit.version)) == .older
+        for scheme in schemes {
+            guard (try? scheme.validate(version)) != nil,
+                  let events = try? Self.sorted(range.events.filter { if case .limit = $0 { false } else { true } }, scheme: scheme)
+            else { continue }
+            let limits = range.events.compactMap { event -> String? in
+                guard case let .limit(limit) = event else { return nil }
+                return limit
             }
-            guard beforeALimit else { return nil }
+            return ReadRange(label: label, scheme: scheme, events: events, limits: limits)
         }
-        let events: [OSVRecord.Event]
-        do {
-            events = try sorted(range.events.filter { if case .limit = $0 { false } else { true } }, scheme: scheme)
-        } catch {
-            unreadableRanges += 1
-            return nil
-        }
-        var vulnerable = false
-        var entered: OSVRecord.Event?
-        for event in events {
-            switch event {
-            case let .introduced(start):
-                if start == "0" || (try? scheme.compare(version, start)) != .older {
-                    vulnerable = true
-                    entered = event
-                }
-            case let .fixed(end):
-                if (try? scheme.compare(version, end)) != .older { vulnerable = false }
-            case let .lastAffected(end):
-                if (try? scheme.compare(version, end)) == .newer { vulnerable = false }
-            case .limit:
-                break
-            }
-        }
-        guard vulnerable, let entered else { return nil }
-        var text = "introduced \(DisplayText.escaped(entered.version, limit: 80))"
-        // What ends the range above the running version, when anything does.
-        let end = events.first { event in
-            switch event {
-            case let .fixed(end): (try? scheme.compare(version, end)) == .older
-            case let .lastAffected(end): (try? scheme.compare(version, end)) != .newer
-            default: false
-            }
-        }
-        if let end { text += ", \(end.name) \(DisplayText.escaped(end.version, limit: 80))" }
-        return text
+        unreadableRanges += 1
+        return nil
     }
 
     /// Events in the ecosystem's order (`introduced: "0"` first); at one
     /// version an `introduced` comes before what ends a range there.
     /// Throws when an event's version is not one in that order.
-    private func sorted(_ events: [OSVRecord.Event], scheme: VersionScheme) throws(VersionError) -> [OSVRecord.Event] {
+    private static func sorted(_ events: [OSVRecord.Event], scheme: VersionScheme) throws(VersionError) -> [OSVRecord.Event] {
         for event in events {
             if case .introduced("0") = event { continue }
             try scheme.validate(event.version)
@@ -224,5 +254,79 @@ public struct AdvisoryEvaluator: Sendable {
     static func url(of record: OSVRecord) -> String? {
         (record.references.first { $0.type == "ADVISORY" } ?? record.references.first { $0.type == "WEB" }
             ?? record.references.first)?.url
+    }
+}
+
+/// One range of the package, its events read in one order.
+struct ReadRange {
+    /// `ECOSYSTEM range 2`: how the finding's reason names it.
+    let label: String
+    let scheme: VersionScheme
+    /// Sorted, without `limit` events.
+    let events: [OSVRecord.Event]
+    let limits: [String]
+
+    /// The schema's `IncludedInRanges`: the `introduced` event that holds
+    /// `version` in the range; nil when it lies outside, or the order
+    /// cannot read it.
+    func entry(holding version: String) -> OSVRecord.Event? {
+        guard (try? scheme.validate(version)) != nil else { return nil }
+        if !limits.isEmpty {
+            let beforeALimit = limits.contains { limit in
+                limit.contains("*") || (try? scheme.compare(version, limit)) == .older
+            }
+            guard beforeALimit else { return nil }
+        }
+        var entered: OSVRecord.Event?
+        for event in events {
+            switch event {
+            case let .introduced(start):
+                if start == "0" || (try? scheme.compare(version, start)) != .older { entered = event }
+            case let .fixed(end):
+                if (try? scheme.compare(version, end)) != .older { entered = nil }
+            case let .lastAffected(end):
+                if (try? scheme.compare(version, end)) == .newer { entered = nil }
+            case .limit:
+                break
+            }
+        }
+        return entered
+    }
+
+    /// "introduced 1.0, fixed 1.2": where the range that holds `version` begins and ends.
+    func why(_ version: String, entered: OSVRecord.Event) -> String {
+        var text = "introduced \(DisplayText.escaped(entered.version, limit: 80))"
+        let end = events.first { event in
+            switch event {
+            case let .fixed(end): (try? scheme.compare(version, end)) == .older
+            case let .lastAffected(end): (try? scheme.compare(version, end)) != .newer
+            default: false
+            }
+        }
+        if let end { text += ", \(end.name) \(DisplayText.escaped(end.version, limit: 80))" }
+        return text
+    }
+
+    /// The stretches the range affects, limits aside: each from the
+    /// `introduced` that enters it to what next leaves it.
+    func spans() -> [AffectedSpan] {
+        var spans: [AffectedSpan] = []
+        var open: String?
+        for event in events {
+            switch event {
+            case let .introduced(start):
+                if open == nil { open = start }
+            case let .fixed(end):
+                if let from = open { spans.append(AffectedSpan(from: from, until: end)) }
+                open = nil
+            case let .lastAffected(end):
+                if let from = open { spans.append(AffectedSpan(from: from, through: end)) }
+                open = nil
+            case .limit:
+                break
+            }
+        }
+        if let from = open { spans.append(AffectedSpan(from: from)) }
+        return spans
     }
 }

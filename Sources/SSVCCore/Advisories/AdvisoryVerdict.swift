@@ -6,8 +6,9 @@ package enum AdvisoryState: String, Sendable, Equatable, Codable, CaseIterable {
     case clear
     /// At least one does.
     case affected
-    /// Never read, or no successful read within `advisories-max-age-days`:
-    /// stale data is never taken for clear.
+    /// Never read, or no successful read within `advisories-max-age-days`
+    /// (stale data is never taken for clear), or nothing affects but a
+    /// range that could was not evaluated (`AdvisoryData.undecided`).
     case unknown
 }
 
@@ -41,24 +42,28 @@ package struct AdvisoryVerdict: Sendable, Equatable {
         omitted = data?.omitted ?? 0
         let maxAge = TimeInterval(settings.maxAgeDays) * 86_400
         if let checked = data?.checked, now.timeIntervalSince(checked) <= maxAge {
-            state = advisories.isEmpty && omitted == 0 ? .clear : .affected
+            // A range that could affect but was not evaluated leaves it undecided, never clear.
+            state = !advisories.isEmpty || omitted > 0 ? .affected : (data?.undecided ?? 0) > 0 ? .unknown : .clear
         } else {
             state = .unknown
         }
-        // Stale findings still show, but only fresh ones make an update required.
-        guard state == .affected else {
+        // Stale findings keep deciding (SPEC §13): an update they made
+        // required stays required, though the state says unknown.
+        guard !advisories.isEmpty else {
             requiredBy = nil
             return
         }
         let order = EcosystemOrder(ecosystem: settings.ecosystem)
+        // The offer is the fix when it is at or above `fixed` and the record does not affect it again.
         requiredBy = advisories.first { finding in
             guard let fixed = finding.fixed else { return false }
             guard hasServer else { return true }
             guard let latest else { return false }
             if case let .ordered(ecosystemScheme) = order, let comparison = try? ecosystemScheme.compare(fixed, latest) {
-                return comparison != .newer
+                return comparison != .newer && !finding.stillAffects(latest, in: ecosystemScheme)
             }
-            return (try? scheme.compare(fixed, latest)).map { $0 != .newer } ?? false
+            guard (try? scheme.compare(fixed, latest)).map({ $0 != .newer }) == true else { return false }
+            return !finding.stillAffects(latest, in: scheme)
         }
     }
 
@@ -80,6 +85,7 @@ package struct AdvisoryVerdict: Sendable, Equatable {
         }
     }
 
-    /// Affected with no fix offered: `ssvcctl status` and `check` exit 13.
-    package var affectedWithoutFix: Bool { state == .affected && requiredBy == nil }
+    /// Affected with no fix offered (by fresh findings, or stale ones that
+    /// still decide): `ssvcctl status` and `check` exit 13.
+    package var affectedWithoutFix: Bool { !advisories.isEmpty && requiredBy == nil }
 }

@@ -6,11 +6,15 @@ public struct RunningVersion: Sendable, Equatable {
     /// a known number (SSVC's own tests run as version 0).
     public var number: UInt64?
     public var scheme: VersionScheme
+    /// The version as the product or the operator wrote it (`v1.4.2`),
+    /// before the scheme read it: an advisory's `versions` entry may name it so.
+    public var written: String
 
     /// `configuredNumber` wins; without it the number is derived from the key
     /// with Apple's NumVersion packing where the key fits it.
-    public init(key: String, configuredNumber: UInt64? = nil, scheme: VersionScheme = .dotted) {
+    public init(key: String, configuredNumber: UInt64? = nil, scheme: VersionScheme = .dotted, written: String? = nil) {
         self.key = key
+        self.written = written ?? key
         self.number = configuredNumber ?? NumVersion.pack(key)
         self.scheme = scheme
     }

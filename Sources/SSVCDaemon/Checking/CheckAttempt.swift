@@ -37,7 +37,7 @@ struct CheckAttempt: Sendable {
         var result = await document(fetcher: fetcher, now: now)
         var failure: String?
         if case let .failure(error, _, _, _) = result.outcome { failure = error }
-        let attempt = InputAttempt(app: app, daemon: settings, fetcher: fetcher, now: now)
+        let attempt = InputAttempt(app: app, daemon: settings, fetcher: fetcher, now: now, written: result.running?.written)
         var reads: [InputRead] = []
         for input in AppInputs.all {
             guard let read = await input.attempt(attempt, stored: storedInputs[input.name], running: result.running?.key, failure: failure) else {
@@ -58,15 +58,17 @@ struct CheckAttempt: Sendable {
 
     private func document(fetcher: any HTTPTransport, now: Date) async -> Result {
         let key: String
+        let written: String
         do {
             // `v1.2` runs as `1.2` where the scheme allows the `v`.
-            key = try app.versionScheme.normalized(try await readVersion(app.version, commands))
+            written = try await readVersion(app.version, commands)
+            key = try app.versionScheme.normalized(written)
         } catch let error as VersionError {
             return Result(running: nil, outcome: .failure("running version \(error)", retryAfter: nil, fetched: false))
         } catch {
             return Result(running: nil, outcome: .failure("\(error)", retryAfter: nil, fetched: false))
         }
-        let running = RunningVersion(key: key, configuredNumber: app.versionNumber, scheme: app.versionScheme)
+        let running = RunningVersion(key: key, configuredNumber: app.versionNumber, scheme: app.versionScheme, written: written)
         let context = EvaluationContext(
             running: running, appID: app.appID,
             locale: LocaleSettings(language: app.language ?? settings.language, country: app.country ?? settings.country),

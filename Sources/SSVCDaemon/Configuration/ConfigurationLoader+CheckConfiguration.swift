@@ -31,6 +31,12 @@ extension ConfigurationLoader {
                 warnings.append(name == "*" ? "hooks in \(hooks) refused: \(problem)" : "hook \(hooks)/\(name) refused, it will not run: \(problem)")
             }
         }
+        for app in configuration.apps {
+            guard let ecosystem = app.inputs[Advisories.self]?.ecosystem, OSVEcosystems.spelling(of: ecosystem) == .unknown else { continue }
+            warnings.append(
+                "\(app.name): advisories-ecosystem: '\(ecosystem)' is not an ecosystem OSV lists (PyPI, npm, Go, crates.io, Maven, Debian:12, ...): no record may match it"
+            )
+        }
         for warning in warnings { StandardError.writeEscapedLine("ssvcd: warning: \(warning)") }
         let apps = configuration.apps
         // Paths, versions and commands are the files' text: escaped, like the errors.

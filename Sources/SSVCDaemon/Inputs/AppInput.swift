@@ -76,6 +76,8 @@ protocol InputVerdict: Sendable {
     var requirement: InputRequirement? { get }
     /// What it could not tell, for the app's note.
     var notes: [String] { get }
+    /// Its last read failed; nil when it did not (or never ran).
+    var failure: InputFailure? { get }
     /// Instants after which it may say otherwise with no new data (an age
     /// limit, an ignore entry's end).
     var changesAt: [Date] { get }
@@ -95,6 +97,8 @@ protocol InputVerdict: Sendable {
 }
 
 extension InputVerdict {
+    var failure: InputFailure? { nil }
+
     /// `said`, typed away, for `AppReport.Told`.
     var saidValue: (any Sendable)? { said }
 
@@ -117,6 +121,15 @@ extension InputVerdict {
 struct InputRequirement: Sendable, Equatable {
     var version: String?
     var note: String
+}
+
+/// An input whose last read failed: a failed check of the app like any
+/// other (issue 51): its error and count join the app's in every output.
+struct InputFailure: Sendable, Equatable {
+    /// "advisories: …": what failed, with the input named.
+    var error: String
+    /// Failed reads in a row.
+    var count: Int
 }
 
 /// What an input's change sends out.
@@ -144,6 +157,8 @@ struct InputAttempt: Sendable {
     var daemon: DaemonSettings
     var fetcher: any HTTPTransport
     var now: Date
+    /// The running version as read, before the app's scheme normalised it.
+    var written: String?
 }
 
 /// One metrics series an input adds for an app (the `app` label first).

@@ -29,11 +29,19 @@ final class AppReport: Sendable {
     let latestVersion: String?
     let latestVersionNumber: UInt64?
     let stale: Bool
+    /// An input requires the update: nothing keeps it back, so no version
+    /// is shown as held or pending (the hold itself still shows).
+    let requiredByInput: Bool
     /// The decision's notes, and what the limits and the inputs say beside it.
     let note: String?
     let maskedURL: String?
     /// The proxy the app's requests go through (password hidden); nil when direct.
     let proxy: String?
+    /// Failed checks in a row, the app's or an input's (whichever is more).
+    let consecutiveFailures: Int
+    /// The last check's error, else an input's that failed.
+    let lastError: String?
+
     /// The first instant after `now` at which a value above may change
     /// with time alone (staleness, a signature's age, what an input says
     /// of its data's age): the report is derived again from then on.
@@ -57,13 +65,31 @@ final class AppReport: Sendable {
         latestVersion = shown?.latestVersion ?? (required && app.url == nil ? requirements.lazy.compactMap(\.version).first : nil)
         latestVersionNumber = shown?.latestVersionNumber
         stale = state.isStale(now: now, schedule: app.schedule, signature: app.signature)
-        let notes = requirements.map(\.note) + [state.decision?.note, state.decision.flatMap(app.limits(hold: state.hold).note)].compactMap { $0 }
-            + verdicts.flatMap { $0.notes }
+        requiredByInput = required
+        consecutiveFailures = verdicts.compactMap { $0.failure?.count }.reduce(state.consecutiveFailures) { max($0, $1) }
+        lastError = state.lastError ?? verdicts.lazy.compactMap { $0.failure?.error }.first
+        // What would have kept the version back is said not to defer it.
+        let limits = app.limits(hold: state.hold)
+        let undeferred: [String?] = required
+            ? [state.held.map { "\(limits.named($0.by)) does not defer it" }, state.pending.map { _ in "the rollout does not defer it" }]
+            : []
+        // A hold below the running version keeps back nothing the machine has not passed already.
+        var below: String?
+        if let hold = state.hold, let current = state.currentVersion, (try? app.versionScheme.compare(hold.version, current)) == .older {
+            below = "the hold at \(hold.version) is below the running version \(current)"
+        }
+        let notes = requirements.map(\.note) + (undeferred + [below]).compactMap { $0 }
+            + [state.decision?.note, state.decision.flatMap(limits.note)].compactMap { $0 } + verdicts.flatMap { $0.notes }
         note = notes.isEmpty ? nil : notes.joined(separator: "; ")
         maskedURL = app.url.map(URLText.masked)
         proxy = app.proxyInUse(daemon)
         validUntil = Self.validity(app: app, state: state, now: now, inputs: verdicts.flatMap { $0.changesAt })
     }
+
+    /// The phased or capped offer waiting, unless an input requires the update.
+    var pending: PhasedOffer? { requiredByInput ? nil : state.pending }
+    /// The version a limit keeps back, unless an input requires the update.
+    var held: HeldBack? { requiredByInput ? nil : state.held }
 
     /// Whether the report still holds at `now`.
     func holds(at now: Date) -> Bool { now >= self.now && now < validUntil }
@@ -88,7 +114,7 @@ final class AppReport: Sendable {
         let decision = state.decision
         var status = AppStatus(
             name: app.name, format: app.format, schedule: app.schedule, status: status, nextCheckReason: next.reason,
-            consecutiveFailures: state.consecutiveFailures, stale: stale
+            consecutiveFailures: consecutiveFailures, stale: stale
         )
         status.url = maskedURL
         status.proxy = proxy
@@ -101,20 +127,20 @@ final class AppReport: Sendable {
         status.lastCheck = state.lastCheck.map(RFC3339.format)
         status.lastSuccess = state.lastSuccess.map(RFC3339.format)
         status.nextCheck = next.at.map(RFC3339.format)
-        status.lastError = state.lastError
+        status.lastError = lastError
         status.signedAt = state.signature?.signedAt.map(RFC3339.format)
         status.signatureKeyId = state.signature?.keyID
         status.note = note
         status.description = decision?.description
-        status.pendingVersion = state.pending?.version
-        status.offerAt = state.pending?.dueAt.map(RFC3339.format)
-        status.rolloutPercentage = state.pending?.cap
-        status.offerAtPercentage = state.pending.flatMap { $0.capped ? $0.percentageNeeded : nil }
         status.hold = state.hold?.version
         status.holdSince = state.hold.map { RFC3339.format($0.since) }
-        status.heldVersion = state.held?.version
-        status.heldBy = state.held?.by.rawValue
-        status.heldSince = state.held.map { RFC3339.format($0.since) }
+        status.pendingVersion = pending?.version
+        status.offerAt = pending?.dueAt.map(RFC3339.format)
+        status.rolloutPercentage = pending?.cap
+        status.offerAtPercentage = pending.flatMap { $0.capped ? $0.percentageNeeded : nil }
+        status.heldVersion = held?.version
+        status.heldBy = held?.by.rawValue
+        status.heldSince = held.map { RFC3339.format($0.since) }
         for verdict in verdicts { verdict.show(in: &status) }
         return status
     }
@@ -124,8 +150,8 @@ final class AppReport: Sendable {
         var metrics = MetricsExposition.App(
             name: app.name, format: app.format.rawValue, schedule: app.schedule.rawValue, currentVersion: state.currentVersion,
             latestVersion: latestVersion, status: status, lastCheck: state.lastCheck, lastSuccess: state.lastSuccess,
-            nextCheck: next.at, pendingVersion: state.pending?.version, offerAt: state.pending?.dueAt,
-            held: state.held != nil, consecutiveFailures: state.consecutiveFailures, stale: stale
+            nextCheck: next.at, pendingVersion: pending?.version, offerAt: pending?.dueAt,
+            held: held != nil, consecutiveFailures: consecutiveFailures, stale: stale
         )
         for verdict in verdicts { metrics.inputs[verdict.input] = verdict.metrics }
         return metrics
@@ -154,7 +180,7 @@ final class AppReport: Sendable {
     var told: Told {
         var said: [String: any Sendable] = [:]
         for verdict in verdicts { if let value = verdict.saidValue { said[verdict.input] = value } }
-        return Told(status: status, held: state.held, currentVersion: state.currentVersion, said: said)
+        return Told(status: status, held: held, currentVersion: state.currentVersion, said: said)
     }
 
     /// What each input has to say that it did not say in `before`.
@@ -164,7 +190,7 @@ final class AppReport: Sendable {
 
     /// What systemd's STATUS= counts of this report.
     var tally: StatusTally.Entry {
-        StatusTally.Entry(status: status, phased: state.pending != nil, held: state.held != nil, failing: state.consecutiveFailures > 0)
+        StatusTally.Entry(status: status, phased: pending != nil, held: held != nil, failing: consecutiveFailures > 0)
     }
 }
 

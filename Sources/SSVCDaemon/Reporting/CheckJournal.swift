@@ -5,6 +5,11 @@ import SSVCCore
 /// `SSVC_` fields and the catalog's MESSAGE_IDs (docs/operations.md, "The journal").
 struct CheckJournal: Sendable {
     let logger: Logger
+    /// Hold and unhold lines, bounded per caller as refusals are: a member
+    /// of the control-group holding in a loop wrote 20,000 lines in 10 s
+    /// into journald's rate limit (issue 52). The state and Watch say every one.
+    let holdLines = RefusalLog(linesPerInterval: CheckJournal.holdLinesPerInterval)
+    static let holdLinesPerInterval = 30
 
     /// The fields every entry about an app's state carries.
     private func fields(_ report: AppReport) -> Logger.Metadata {
@@ -13,12 +18,12 @@ struct CheckJournal: Sendable {
             "SSVC_APP": "\(report.app.name)",
             "SSVC_STATUS": "\(report.status.rawValue)",
             "SSVC_URL": "\(report.maskedURL ?? "")",
-            "SSVC_CONSECUTIVE_FAILURES": "\(state.consecutiveFailures)",
+            "SSVC_CONSECUTIVE_FAILURES": "\(report.consecutiveFailures)",
             "SSVC_NEXT_CHECK": "\(report.next.at.map(RFC3339.format) ?? report.next.reason.rawValue)",
         ]
         if let current = state.currentVersion { metadata["SSVC_CURRENT_VERSION"] = "\(current)" }
         if let latest = report.latestVersion { metadata["SSVC_LATEST_VERSION"] = "\(latest)" }
-        if let pending = state.pending {
+        if let pending = report.pending {
             metadata["SSVC_PENDING_VERSION"] = "\(pending.version)"
             if let due = pending.dueAt { metadata["SSVC_PHASED_OFFER_AT"] = "\(RFC3339.format(due))" }
             if let cap = pending.cap { metadata["SSVC_ROLLOUT_PERCENTAGE"] = "\(cap)" }
@@ -27,7 +32,7 @@ struct CheckJournal: Sendable {
         for verdict in report.verdicts {
             for (field, value) in verdict.journalFields { metadata[field] = "\(value)" }
         }
-        if let held = state.held {
+        if let held = report.held {
             metadata["SSVC_HELD_VERSION"] = "\(held.version)"
             metadata["SSVC_HELD_BY"] = "\(held.by.rawValue)"
         }
@@ -56,8 +61,8 @@ struct CheckJournal: Sendable {
             }
             let current = state.currentVersion ?? "?"
             let latest = report.latestVersion ?? report.latestVersionNumber.map(String.init) ?? "?"
-            let phased = state.pending.map { "; \($0.version) phased: \(Self.waiting($0))" } ?? ""
-            let held = state.held.map { "; \($0.version) kept back by \($0.by.rawValue)" } ?? ""
+            let phased = report.pending.map { "; \($0.version) phased: \(Self.waiting($0))" } ?? ""
+            let held = report.held.map { "; \($0.version) kept back by \($0.by.rawValue)" } ?? ""
             switch report.status {
             case .updateRequired:
                 let note = report.note.map { " (\($0))" } ?? ""
@@ -70,6 +75,13 @@ struct CheckJournal: Sendable {
                 logger.info("\(app.name): ahead of the server (\(current), server has \(latest))", metadata: metadata)
             case .unknown:
                 logger.info("\(app.name): the response names no version", metadata: metadata)
+            }
+            // The document was read; an input's read failed beside it: a failed check all the same.
+            for failure in report.verdicts.compactMap({ $0.failure }) {
+                var failed = fields(report)
+                failed["MESSAGE_ID"] = "\(MessageID.checkFailed.rawValue)"
+                failed["SSVC_ERROR"] = "\(DisplayText.cut(failure.error))"
+                logger.warning("\(app.name): check failed: \(DisplayText.cut(failure.error)); the last findings are kept", metadata: failed)
             }
         }
     }
@@ -99,7 +111,9 @@ struct CheckJournal: Sendable {
 
     /// A hold set or lifted, or the limits changed (which says nothing of
     /// its own: a version it keeps back is told by `keptBack`).
-    func hold(_ report: AppReport, change: Reporter.HoldChange) {
+    /// Returns whether the line was written (false past the caller's lines for the interval).
+    @discardableResult
+    func hold(_ report: AppReport, change: Reporter.HoldChange) -> Bool {
         let app = report.app
         var metadata = fields(report)
         metadata["MESSAGE_ID"] = "\(MessageID.holdChanged.rawValue)"
@@ -107,17 +121,18 @@ struct CheckJournal: Sendable {
         switch change {
         case let .set(hold, caller):
             if let caller { metadata["SSVC_CALLER_UID"] = "\(caller)" }
-            logger.notice(
-                "\(app.name): held at \(hold.version)\(by(caller)): nothing newer is offered until ssvcctl unhold \(app.name)",
-                metadata: metadata
-            )
+            let text = "\(app.name): held at \(hold.version)\(by(caller)): nothing newer is offered until ssvcctl unhold \(app.name)"
+            guard let line = holdLines.line(uid: caller, text, quoting: false) else { return false }
+            logger.notice("\(line)", metadata: metadata)
         case let .lifted(hold, caller):
             if let caller { metadata["SSVC_CALLER_UID"] = "\(caller)" }
             metadata["SSVC_HOLD"] = "\(hold.version)"
-            logger.notice("\(app.name): hold at \(hold.version) lifted\(by(caller))", metadata: metadata)
+            guard let line = holdLines.line(uid: caller, "\(app.name): hold at \(hold.version) lifted\(by(caller))", quoting: false) else { return false }
+            logger.notice("\(line)", metadata: metadata)
         case .limits:
             break
         }
+        return true
     }
 
     /// A newer version kept back for the first time, and by what.

@@ -59,6 +59,7 @@ final class Reporter {
     /// the value differs between the two reports.
     func report(_ report: AppReport, before: AppReport.Told, change: Change, at time: Date, summary: String) {
         var notices: [MessageNotice] = []
+        var logged = true
         let kind: ControlEvent.Kind
         switch change {
         case let .check(outcome, checkNotices):
@@ -71,12 +72,14 @@ final class Reporter {
             journal.offer(report, offer: offer)
         case let .hold(holdChange):
             kind = .hold
-            journal.hold(report, change: holdChange)
+            // Past the caller's lines, what the hold keeps back is not written either.
+            logged = journal.hold(report, change: holdChange)
         }
-        let (held, was) = (report.state.held, before.held)
-        if let held, held.version != was?.version || held.by != was?.by {
+        // Unlogged, it is said in the state and in Watch all the same.
+        let (held, was) = (report.held, before.held)
+        if logged, let held, held.version != was?.version || held.by != was?.by {
             journal.keptBack(report, held: held)
-        } else if let was, held == nil, report.state.currentVersion == before.currentVersion {
+        } else if logged, let was, held == nil, report.state.currentVersion == before.currentVersion {
             journal.noLongerKeptBack(report, was: was)
         }
         let inputChanges = report.inputChanges(since: before)

@@ -110,13 +110,18 @@ struct AppReportVirtualTests {
         let statuses = try #require(await daemon.service.status(of: nil))
         let line = try #require(daemon.record.notifications.last { $0.hasPrefix("STATUS=") })
         #expect(statuses.filter { $0.status == .updateRequired }.count == 4)
-        #expect(line == "STATUS=4 apps: 4 update-required, 2 phased, 1 held", "\(line)")
+        // A required update is never shown as held back or pending (issue 51 item 11).
+        #expect(line == "STATUS=4 apps: 4 update-required", "\(line)")
         for status in statuses {
             #expect(status.latestVersion == "2.0", "\(status.name): \(status.latestVersion ?? "nil")")
             #expect(status.note?.contains("required: PYSEC-DEMO is fixed in 2.0") == true, "\(status.note ?? "")")
+            #expect(status.heldVersion == nil && status.pendingVersion == nil && status.offerAt == nil, "\(status.name)")
         }
-        #expect(try #require(statuses.first { $0.name == "held" }).heldVersion == "2.0")
-        #expect(try #require(statuses.first { $0.name == "phased" }).pendingVersion == "2.0")
+        let held = try #require(statuses.first { $0.name == "held" })
+        #expect(held.hold == "1.0")
+        #expect(held.note?.contains("the hold at 1.0 does not defer it") == true, "\(held.note ?? "")")
+        let phased = try #require(statuses.first { $0.name == "phased" })
+        #expect(phased.note?.contains("the rollout does not defer it") == true, "\(phased.note ?? "")")
         let entries = daemon.record.entries.filter { $0.metadata["SSVC_STATUS"] == "update-required" && $0.message.contains("update required: ") }
         for name in ["held", "phased", "capped", "bare"] {
             let entry = entries.last { $0.metadata["SSVC_APP"] == name }
@@ -124,6 +129,64 @@ struct AppReportVirtualTests {
         }
         let metrics = await daemon.service.metricsApps()
         #expect(metrics.map(\.latestVersion) == Array(repeating: "2.0", count: 4) && metrics.allSatisfy { $0.status == .updateRequired })
+        #expect(metrics.allSatisfy { !$0.held && $0.pendingVersion == nil && $0.offerAt == nil })
+        for entry in entries {
+            #expect(entry.metadata["SSVC_HELD_VERSION"] == nil && entry.metadata["SSVC_PENDING_VERSION"] == nil, "\(entry.metadata)")
+        }
+        await Stage.end(daemon, server)
+    }
+
+    @Test("a hold below the running version is said in the note")
+    func holdBelowRunning() async throws {
+        let (daemon, server, records, _) = try await Self.fleet()
+        defer { try? FileManager.default.removeItem(at: records) }
+        await daemon.start()
+        _ = await daemon.service.checkNow(nil)
+        let held = try await daemon.service.hold("held", at: "0.5", caller: nil)
+        #expect(held.hold == "0.5")
+        #expect(held.note?.contains("the hold at 0.5 is below the running version 1.0") == true, "\(held.note ?? "")")
+        let level = try await daemon.service.hold("phased", at: "1.0", caller: nil)
+        #expect(level.note?.contains("is below the running version") != true, "\(level.note ?? "")")
+        await Stage.end(daemon, server)
+    }
+
+    @Test("hold and unhold lines are bounded per caller; the state says every hold (issue 52)")
+    func holdLinesBounded() async throws {
+        let (daemon, server, records, _) = try await Self.fleet()
+        defer { try? FileManager.default.removeItem(at: records) }
+        await daemon.start()
+        _ = await daemon.service.checkNow(nil)
+        for index in 0..<50 {
+            _ = try await daemon.service.hold("phased", at: "1.\(index + 1)", caller: 1_000)
+        }
+        _ = try await daemon.service.hold("bare", at: nil, caller: 1_001)
+        let holds = daemon.record.entries.filter { $0.metadata["MESSAGE_ID"] == MessageID.holdChanged.rawValue }
+        #expect(holds.filter { $0.metadata["SSVC_CALLER_UID"] == "1000" }.count == CheckJournal.holdLinesPerInterval)
+        #expect(holds.contains { $0.metadata["SSVC_CALLER_UID"] == "1001" }, "another caller's lines are its own")
+        #expect(try #require(await daemon.service.status(of: nil)?.first { $0.name == "phased" }).hold == "1.50")
+        await Stage.end(daemon, server)
+    }
+
+    @Test("a failed advisory read is a failed check of an app with a version server too; the last findings are kept and said (issue 51)")
+    func failedAdvisoryRead() async throws {
+        let (daemon, server, records, _) = try await Self.fleet()
+        let moved = records.appendingPathExtension("away")
+        defer { for folder in [records, moved] { try? FileManager.default.removeItem(at: folder) } }
+        await daemon.start()
+        _ = await daemon.service.checkNow(nil)
+        try FileManager.default.moveItem(at: records, to: moved)
+        _ = await daemon.service.checkNow(nil)
+        let capped = try #require(await daemon.service.status(of: nil)?.first { $0.name == "capped" })
+        #expect(capped.consecutiveFailures == 1)
+        #expect(capped.lastError?.hasPrefix("advisories") == true, "\(capped.lastError ?? "nil")")
+        #expect(capped.note?.contains("advisories not read (1 in a row): the findings read ") == true, "\(capped.note ?? "")")
+        #expect(capped.advisoryState == .affected && capped.status == .updateRequired, "the last findings keep deciding")
+        #expect(daemon.record.entries.contains { $0.metadata["SSVC_APP"] == "capped" && $0.message.contains("check failed: advisories") })
+        #expect(daemon.record.notifications.last { $0.hasPrefix("STATUS=") }?.contains("4 failing") == true)
+        // Read again: the failure is over.
+        try FileManager.default.moveItem(at: moved, to: records)
+        _ = await daemon.service.checkNow(nil)
+        #expect(try #require(await daemon.service.status(of: nil)?.first { $0.name == "capped" }).consecutiveFailures == 0)
         await Stage.end(daemon, server)
     }
 

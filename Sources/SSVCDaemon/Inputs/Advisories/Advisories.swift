@@ -21,7 +21,7 @@ enum Advisories: AppInput {
 
     static let metricFamilies = [
         MetricFamily(name: "ssvc_advisory_state", help: "1 for the app's advisory state (clear, affected, unknown), 0 for each other."),
-        MetricFamily(name: "ssvc_app_advisories", help: "Advisories affecting the running version, ignored ones aside; absent while unknown."),
+        MetricFamily(name: "ssvc_app_advisories", help: "Advisories affecting the running version, ignored ones aside; absent while unknown with no findings kept."),
         MetricFamily(
             name: "ssvc_app_advisory_info", help: "An advisory affecting the running version (1), at most \(maximumInfoSeries) per app."
         ),
@@ -46,6 +46,10 @@ enum Advisories: AppInput {
         let ecosystem: String
         if let given = try reader.read(AdvisoryKeys.ecosystem) {
             if let problem = AppKeyRules.advisoryNameProblem(given) { throw reader.error(AdvisoryKeys.ecosystem, problem) }
+            // No record would ever match a name spelt in another case: a silent clear.
+            if case let .miscased(right) = OSVEcosystems.spelling(of: given) {
+                throw reader.error(AdvisoryKeys.ecosystem, "'\(DisplayText.escaped(given, limit: 60))' is spelt \"\(right)\" in OSV records")
+            }
             ecosystem = given
         } else if app.packaged {
             let release = MachineFactsReader.gather().osVersion
@@ -132,7 +136,7 @@ enum Advisories: AppInput {
         // The app's headers are its server's (its format's Accept too).
         options.headers = []
         let check = AdvisoryCheck(app: app, settings: settings, daemon: attempt.daemon, stored: stored)
-        return await check.run(running: running, fetcher: attempt.fetcher, options: options, now: attempt.now)
+        return await check.run(running: running, written: attempt.written, fetcher: attempt.fetcher, options: options, now: attempt.now)
     }
 
     static func failed(_ stored: AdvisoryData?, error: String, at now: Date) -> AdvisoryData {

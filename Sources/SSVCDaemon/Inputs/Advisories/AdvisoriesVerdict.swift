@@ -12,6 +12,7 @@ struct AdvisoriesVerdict: InputVerdict {
     let said: AdvisoryData.Reported?
     let requirement: InputRequirement?
     let notes: [String]
+    let failure: InputFailure?
     let changesAt: [Date]
     /// The version the findings were read for, else the running one.
     private let running: String
@@ -26,7 +27,15 @@ struct AdvisoriesVerdict: InputVerdict {
         requirement = verdict.requiredBy.map { finding in
             InputRequirement(version: finding.fixed, note: verdict.requiredNote ?? "required: \(finding.id)")
         }
-        notes = data?.notes ?? []
+        // A failed read keeps the last findings, and says so.
+        if let data, data.consecutiveFailures > 0, let error = data.lastError {
+            failure = InputFailure(error: error.hasPrefix("advisories") ? error : "advisories: \(error)", count: data.consecutiveFailures)
+            let kept = data.checked.map { "the findings read \(RFC3339.format($0)) are kept" } ?? "nothing was read yet"
+            notes = data.notes + ["advisories not read (\(data.consecutiveFailures) in a row): \(kept)"]
+        } else {
+            failure = nil
+            notes = data?.notes ?? []
+        }
         // The age limit, and each ignore entry's end.
         changesAt = (data?.checked.map { [$0.addingTimeInterval(Double(settings.maxAgeDays) * 86_400)] } ?? [])
             + settings.ignores.compactMap(\.lapsesAt)
@@ -55,7 +64,8 @@ struct AdvisoriesVerdict: InputVerdict {
         var samples = AdvisoryState.allCases.map { state in
             MetricSample(family: "ssvc_advisory_state", labels: [.init(name: "state", value: state.rawValue)], value: state == verdict.state ? "1" : "0")
         }
-        guard verdict.state != .unknown else { return samples }
+        // Unknown with no findings has no count; stale findings still count (they keep deciding).
+        guard verdict.state != .unknown || !verdict.advisories.isEmpty else { return samples }
         samples.append(MetricSample(family: "ssvc_app_advisories", labels: [], value: String(verdict.count)))
         for finding in verdict.advisories.prefix(Advisories.maximumInfoSeries) {
             let labels: [MetricSample.Label] = [
@@ -85,7 +95,13 @@ struct AdvisoriesVerdict: InputVerdict {
             let ignored = verdict.ignored.isEmpty ? "" : " (\(verdict.ignored.count) ignored)"
             (level, message) = (.info, "\(name): no known advisory affects \(running)\(ignored)")
         case .unknown:
-            let why = data?.lastError.map { ": \(DisplayText.cut($0))" } ?? ": not read within advisories-max-age-days"
+            let undecided = data?.undecided ?? 0
+            let fresh = data?.checked.map { report.now.timeIntervalSince($0) <= Double(settings.maxAgeDays) * 86_400 } ?? false
+            let why = if fresh, undecided > 0 {
+                ": \(undecided) ranges that could affect \(running) were not evaluated (see the note)"
+            } else {
+                data?.lastError.map { ": \(DisplayText.cut($0))" } ?? ": not read within advisories-max-age-days"
+            }
             (level, message) = (.warning, "\(name): advisories unknown\(why)")
         }
         return InputChange(level: level, message: message, messageID: .advisories, hook: .advisory, event: .advisory)

@@ -1,5 +1,6 @@
 @preconcurrency import Glibc
 import FoundationEssentials
+import Synchronization
 import SSVCArchive
 import SSVCCore
 import SSVCPosix
@@ -15,8 +16,9 @@ struct AdvisoryCheck: Sendable {
     let daemon: DaemonSettings
     let stored: AdvisoryData?
 
-    /// `running`: the app's running version as its scheme reads it.
-    func run(running: String, fetcher: any HTTPTransport, options: FetchOptions, now: Date) async -> AdvisoryData {
+    /// `running`: the app's running version as its scheme reads it;
+    /// `written`: as it was read, before that (`v1.2` for `1.2`).
+    func run(running: String, written: String? = nil, fetcher: any HTTPTransport, options: FetchOptions, now: Date) async -> AdvisoryData {
         let previous = stored ?? AdvisoryData()
         let package: String
         let version: String
@@ -27,7 +29,10 @@ struct AdvisoryCheck: Sendable {
         }
         var evaluator: AdvisoryEvaluator
         do {
-            evaluator = try AdvisoryEvaluator(ecosystem: settings.ecosystem, package: package, version: version)
+            // dpkg's version has no other spelling; the app's own may.
+            evaluator = try AdvisoryEvaluator(
+                ecosystem: settings.ecosystem, package: package, version: version, written: version == running ? written : nil
+            )
         } catch {
             return previous.failed("advisories: running version \(error)", at: now)
         }
@@ -57,6 +62,26 @@ struct AdvisoryCheck: Sendable {
     struct Failure: Error, CustomStringConvertible {
         var description: String
         var retryAfter: Date? = nil
+    }
+
+    /// Apps whose advisories are being read on a thread of their own. A
+    /// read that outlived its check's wait runs on until its next deadline
+    /// check; the app's next check starts none beside it (two reads left
+    /// two threads at 180 % CPU for minutes, issue 51).
+    private static let reading = Mutex<Set<String>>([])
+
+    /// Marks `app`'s read as running; false when one already is.
+    static func beginReading(_ app: String) -> Bool {
+        reading.withLock { $0.insert(app).inserted }
+    }
+
+    static func endReading(_ app: String) {
+        _ = reading.withLock { $0.remove(app) }
+    }
+
+    /// The failure of a check whose app's previous read still runs.
+    private var stillReading: Failure {
+        Failure(description: "the previous read of the advisories, past its time limit, has not ended yet: none is started beside it")
     }
 
     /// The package and version asked about: for `version-package`, the
@@ -103,23 +128,47 @@ struct AdvisoryCheck: Sendable {
                 throw Failure(description: "\(URLText.masked(settings.source)): \(error.description)", retryAfter: error.retryAfter)
             }
             guard case let .body(bytes, _, _) = outcome else { throw Failure(description: "the API answered 304 to a query") }
-            // Parsed off the executor: a page's cost grows with the server's text.
-            let parsed = await Offload.run("io.ssvc.advisories", within: daemon.timeoutSeconds) {
-                Result { () throws(DocumentError) in try OSVQuery.page(bytes) }
-            }
-            let page: OSVQuery.Page
-            switch parsed {
-            case let .success(read)?: page = read
-            case let .failure(error)?: throw Failure(description: "the API's answer: \(error)")
-            case nil: throw Failure(description: "reading the API's answer took longer than timeout-seconds (\(daemon.timeoutSeconds) s)")
-            }
-            for (index, record) in page.records.enumerated() {
-                switch record {
-                case let .success(record): evaluator.add(record)
-                case let .failure(problem): evaluator.skip("page \(pages) vulns[\(index)]", problem: problem.description)
+            // Parsed and evaluated off the executor: a page's cost grows
+            // with the server's text. The deadline is checked between
+            // records, so that work past it stops (issue 51).
+            let seconds = daemon.timeoutSeconds
+            let deadline = MonotonicClock.seconds() + seconds
+            let before = evaluator
+            let pageNumber = pages
+            // One daemon's app: its state folder and its name (tests run many daemons in one process).
+            let name = daemon.stateDirectory + "/" + app.name
+            guard Self.beginReading(name) else { throw stillReading }
+            let read = await Offload.run("io.ssvc.advisories", within: seconds) {
+                defer { Self.endReading(name) }
+                return Result { () throws(Failure) -> (AdvisoryEvaluator, String?) in
+                    let page: OSVQuery.Page
+                    do {
+                        page = try OSVQuery.page(bytes)
+                    } catch {
+                        throw Failure(description: "the API's answer: \(error)")
+                    }
+                    var next = before
+                    for (index, record) in page.records.enumerated() {
+                        guard MonotonicClock.seconds() < deadline else {
+                            throw Failure(description: "evaluating the API's answer took longer than timeout-seconds (\(seconds) s)")
+                        }
+                        switch record {
+                        case let .success(record): next.add(record)
+                        case let .failure(problem): next.skip("page \(pageNumber) vulns[\(index)]", problem: problem.description)
+                        }
+                    }
+                    return (next, page.nextPageToken)
                 }
             }
-            token = page.nextPageToken
+            switch read {
+            case let .success((next, nextToken))?:
+                evaluator = next
+                token = nextToken
+            case let .failure(error)?:
+                throw error
+            case nil:
+                throw Failure(description: "reading the API's answer took longer than timeout-seconds (\(seconds) s)")
+            }
         } while token != nil
     }
 
@@ -210,8 +259,11 @@ struct AdvisoryCheck: Sendable {
     /// Reads the records at `path` off the executor, within the download's time.
     private func readFile(_ path: String, into evaluator: inout AdvisoryEvaluator, limits: AdvisoryFiles.Budget) async throws(Failure) {
         let start = evaluator
+        let name = daemon.stateDirectory + "/" + app.name
+        guard Self.beginReading(name) else { throw stillReading }
         let result = await Offload.run("io.ssvc.advisories", within: daemon.timeoutSeconds * Double(Self.downloadFactor)) {
             () -> Result<AdvisoryEvaluator, AdvisoryFiles.Failure> in
+            defer { Self.endReading(name) }
             var evaluator = start
             do throws(AdvisoryFiles.Failure) {
                 try AdvisoryFiles.read(path: path, into: &evaluator, limits: limits)
