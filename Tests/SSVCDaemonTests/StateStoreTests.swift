@@ -152,9 +152,10 @@ struct StateStoreTests {
     }
 
     @Test("a field that cannot be read costs that field, an object that then lacks a field it needs that object, never the file (issue 52)", arguments: [
-        (#""number" : -1, "since" : "2026-01-01T00:00:00Z", "version" : "1.0""#, true, ["apps.billing.hold.number: -1 is not a version number"]),
-        (#""number" : 18446744073709551616, "since" : "2026-01-01T00:00:00Z", "version" : "1.0""#, true, []),
-        (#""number" : 1.5, "since" : "2026-01-01T00:00:00Z", "version" : "1.0""#, true, ["apps.billing.hold.number: 1.5 is not a version number"]),
+        (#""number" : -1, "since" : "2026-01-01T00:00:00Z", "version" : "1.0""#, true, ["apps.billing.hold.number out of range (-1); removed"]),
+        (#""number" : 18446744073709551616, "since" : "2026-01-01T00:00:00Z", "version" : "1.0""#, true, ["apps.billing.hold.number out of range (18446744073709551616); removed"]),
+        (#""number" : 1.5, "since" : "2026-01-01T00:00:00Z", "version" : "1.0""#, true, ["apps.billing.hold.number out of range (1.5); removed"]),
+        (#""number" : "seven", "since" : "2026-01-01T00:00:00Z", "version" : "1.0""#, true, [#"apps.billing.hold.number: the string "seven" is not a version number"#]),
         (#""since" : "2026-01-01T00:00:00Z", "version" : null"#, false, ["apps.billing.hold.version: null is not a string", "apps.billing.hold: dropped: it has no version"]),
         (#""since" : -5, "version" : "1.0""#, false, ["apps.billing.hold.since: -5 is not a string", "apps.billing.hold: dropped: it has no since"]),
         (#""version" : "1.0""#, false, ["apps.billing.hold: dropped: it has no since"]),
@@ -177,6 +178,19 @@ struct StateStoreTests {
         #expect(loaded.repairs.contains("state.json: apps.junk: dropped: 5 is not an app's record"), "\(loaded.repairs)")
         #expect(loaded.state.apps["junk"] == nil)
         #expect(!loaded.repairs.joined().contains("DecodingError") && !loaded.repairs.joined().contains("The given data"), "\(loaded.repairs)")
+    }
+
+    @Test("past 1,000 records mended field by field, the rest of a damaged file goes whole, counted: a start stays quick (issue 52)")
+    func salvageBounded() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let count = DaemonState.maximumSalvagedRecords + 5
+        let apps = (0..<count).map { #""a\#($0)":{"consecutiveFailures":"x","messages":{}}"# }.joined(separator: ",")
+        let loaded = try store(holding: Data(#"{"schema":1,"apps":{"good":{"consecutiveFailures":1,"messages":{}},\#(apps)}}"#.utf8)).load(now: Date())
+        #expect(loaded.recovery == nil)
+        #expect(loaded.state.apps.count == DaemonState.maximumSalvagedRecords + 1, "\(loaded.state.apps.count)")
+        #expect(loaded.state.apps["good"]?.consecutiveFailures == 1)
+        #expect(loaded.repairs.contains("state.json: 5 more app records could not be read and were dropped whole, past 1000 mended"), "\(loaded.repairs.suffix(3))")
+        #expect(loaded.repairs.count == DaemonState.maximumSalvageLines + 2, "16 lines, the count of the rest, the records dropped whole")
     }
 
     @Test("holds of apps no longer configured: at most 1,000 kept, the oldest dropped and counted (issue 52)")

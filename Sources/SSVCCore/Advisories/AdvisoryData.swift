@@ -12,6 +12,9 @@ package struct AdvisoryData: Sendable, Equatable, Codable {
     package var lastAttempt: Date?
     package var consecutiveFailures: Int
     package var lastError: String?
+    /// The source's Retry-After (or rate limit's reset) after a failed
+    /// read: the app's next check waits for it, across restarts too.
+    package var retryNotBefore: Date?
     /// The running version the findings were evaluated for: another one reads the source again in full.
     package var version: String?
     package var findings: [AdvisoryFinding]
@@ -56,6 +59,7 @@ package struct AdvisoryData: Sendable, Equatable, Codable {
         next.lastAttempt = now
         next.consecutiveFailures = 0
         next.lastError = nil
+        next.retryNotBefore = nil
         next.version = evaluator.version
         next.findings = evaluator.sortedFindings
         next.omitted = evaluator.omittedFindings
@@ -74,8 +78,10 @@ package struct AdvisoryData: Sendable, Equatable, Codable {
                 "\(evaluator.unreadableRanges) ranges not evaluated: an event's version, or the running version, is not one their order reads"
             )
         }
-        if evaluator.recordsRead > 0, evaluator.ecosystemRecords == 0 {
-            notes.append("none of the \(evaluator.recordsRead) records read is of \(evaluator.ecosystem): is advisories-ecosystem spelt as OSV does?")
+        // Skipped records are not read: whose they were is not known.
+        let read = evaluator.recordsRead - evaluator.problemCount
+        if read > 0, evaluator.ecosystemRecords == 0 {
+            notes.append("none of the \(read) records read is of \(evaluator.ecosystem): is advisories-ecosystem spelt as OSV does?")
         }
         if evaluator.gitRanges > 0 {
             notes.append("\(evaluator.gitRanges) GIT ranges not evaluated: only their versions lists count")
@@ -94,15 +100,18 @@ package struct AdvisoryData: Sendable, Equatable, Codable {
         next.lastAttempt = now
         next.consecutiveFailures = 0
         next.lastError = nil
+        next.retryNotBefore = nil
         return next
     }
 
-    /// The data after a failed read: the findings of the last good one are kept.
-    package func failed(_ error: String, at now: Date) -> AdvisoryData {
+    /// The data after a failed read: the findings of the last good one are
+    /// kept; `retryAfter`, the source's, when it gave one.
+    package func failed(_ error: String, at now: Date, retryAfter: Date? = nil) -> AdvisoryData {
         var next = self
         next.lastAttempt = now
-        next.consecutiveFailures += 1
+        next.consecutiveFailures = consecutiveFailures == .max ? .max : consecutiveFailures + 1
         next.lastError = DisplayText.cut(error)
+        next.retryNotBefore = retryAfter
         return next
     }
 
@@ -113,6 +122,7 @@ package struct AdvisoryData: Sendable, Equatable, Codable {
         lastAttempt = try container.decodeIfPresent(Date.self, forKey: .lastAttempt)
         consecutiveFailures = try container.decodeIfPresent(Int.self, forKey: .consecutiveFailures) ?? 0
         lastError = try container.decodeIfPresent(String.self, forKey: .lastError)
+        retryNotBefore = try container.decodeIfPresent(Date.self, forKey: .retryNotBefore)
         version = try container.decodeIfPresent(String.self, forKey: .version)
         findings = try container.decodeIfPresent([AdvisoryFinding].self, forKey: .findings) ?? []
         omitted = try container.decodeIfPresent(Int.self, forKey: .omitted) ?? 0

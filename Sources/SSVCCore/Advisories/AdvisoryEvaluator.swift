@@ -210,34 +210,37 @@ public struct AdvisoryEvaluator: Sendable {
         }
         for scheme in schemes {
             guard (try? scheme.validate(version)) != nil,
-                  let events = try? Self.sorted(range.events.filter { if case .limit = $0 { false } else { true } }, scheme: scheme)
+                  let sorted = try? Self.sorted(range.events.filter { if case .limit = $0 { false } else { true } }, scheme: scheme)
             else { continue }
             let limits = range.events.compactMap { event -> String? in
                 guard case let .limit(limit) = event else { return nil }
                 return limit
             }
-            return ReadRange(label: label, scheme: scheme, events: events, limits: limits)
+            return ReadRange(label: label, scheme: scheme, events: sorted.map(\.event), keys: sorted.map(\.key), limits: limits)
         }
         unreadableRanges += 1
         return nil
     }
 
-    /// Events in the ecosystem's order (`introduced: "0"` first); at one
-    /// version an `introduced` comes before what ends a range there.
-    /// Throws when an event's version is not one in that order.
-    private static func sorted(_ events: [OSVRecord.Event], scheme: VersionScheme) throws(VersionError) -> [OSVRecord.Event] {
+    /// Events in the ecosystem's order (`introduced: "0"` first, with no
+    /// key), each with its version read once; at one version an
+    /// `introduced` comes before what ends a range there. Throws when an
+    /// event's version is not one in that order.
+    private static func sorted(
+        _ events: [OSVRecord.Event], scheme: VersionScheme
+    ) throws(VersionError) -> [(event: OSVRecord.Event, key: ParsedVersion?)] {
+        var keyed: [(event: OSVRecord.Event, key: ParsedVersion?)] = []
+        keyed.reserveCapacity(events.count)
         for event in events {
-            if case .introduced("0") = event { continue }
-            try scheme.validate(event.version)
+            keyed.append((event, event == .introduced("0") ? nil : try ParsedVersion(event.version, scheme: scheme)))
         }
-        return events.sorted { a, b in
-            let aZero = a == .introduced("0")
-            let bZero = b == .introduced("0")
-            if aZero || bZero { return aZero && !bZero }
-            switch (try? scheme.compare(a.version, b.version)) ?? .same {
+        return keyed.sorted { a, b in
+            guard let aKey = a.key else { return b.key != nil }
+            guard let bKey = b.key else { return false }
+            switch aKey.compare(to: bKey) {
             case .older: return true
             case .newer: return false
-            case .same: return a.rank < b.rank
+            case .same: return a.event.rank < b.event.rank
             }
         }
     }
@@ -264,13 +267,15 @@ struct ReadRange {
     let scheme: VersionScheme
     /// Sorted, without `limit` events.
     let events: [OSVRecord.Event]
+    /// Each event's version as read under `scheme`; nil for `introduced: "0"`.
+    let keys: [ParsedVersion?]
     let limits: [String]
 
     /// The schema's `IncludedInRanges`: the `introduced` event that holds
     /// `version` in the range; nil when it lies outside, or the order
     /// cannot read it.
     func entry(holding version: String) -> OSVRecord.Event? {
-        guard (try? scheme.validate(version)) != nil else { return nil }
+        guard let running = try? ParsedVersion(version, scheme: scheme) else { return nil }
         if !limits.isEmpty {
             let beforeALimit = limits.contains { limit in
                 limit.contains("*") || (try? scheme.compare(version, limit)) == .older
@@ -278,14 +283,16 @@ struct ReadRange {
             guard beforeALimit else { return nil }
         }
         var entered: OSVRecord.Event?
-        for event in events {
+        for (event, key) in zip(events, keys) {
+            // Nil only for introduced "0", before every version.
+            let comparison = key.map { running.compare(to: $0) } ?? .newer
             switch event {
-            case let .introduced(start):
-                if start == "0" || (try? scheme.compare(version, start)) != .older { entered = event }
-            case let .fixed(end):
-                if (try? scheme.compare(version, end)) != .older { entered = nil }
-            case let .lastAffected(end):
-                if (try? scheme.compare(version, end)) == .newer { entered = nil }
+            case .introduced:
+                if comparison != .older { entered = event }
+            case .fixed:
+                if comparison != .older { entered = nil }
+            case .lastAffected:
+                if comparison == .newer { entered = nil }
             case .limit:
                 break
             }

@@ -25,6 +25,12 @@ extension DaemonState {
             let name = "apps.\(apps[index].key)"
             app.update("consecutiveFailures") { check(&$0, "\(name).consecutiveFailures", fits: { Int($0).map { $0 >= 0 } ?? false }, reset: count) }
             app.update("currentVersionNumber") { check(&$0, "\(name).currentVersionNumber", fits: unsigned) { _ in nil } }
+            // A hold's number, the issue's own example: removed, the hold kept.
+            app.update("hold") { hold in
+                guard case var .object(members)? = hold else { return }
+                members.update("number") { check(&$0, "\(name).hold.number", fits: unsigned) { _ in nil } }
+                hold = .object(members)
+            }
             app.update("decision") { decision in
                 guard case var .object(members)? = decision else { return }
                 for key in ["latestVersionNumber", "minimumSupportedVersionNumber"] {

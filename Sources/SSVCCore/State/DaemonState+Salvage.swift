@@ -18,7 +18,21 @@ extension DaemonState {
         var state = DaemonState()
         state.schema = schema
         var dropped: [String] = []
+        // Records read one by one; past `maximumSalvagedRecords` that
+        // need mending, a damaged file's rest goes whole, counted: each
+        // mended record is decoded a few times over (100,000 of them kept
+        // a start from answering for more than 5 s).
+        var mended = 0
+        var droppedWhole = 0
         for (name, value) in apps {
+            if mended >= Self.maximumSalvagedRecords {
+                if let app = try? decoder.decode(AppState.self, from: Data(value.canonicalText.utf8)) {
+                    state.apps[name] = app
+                } else {
+                    droppedWhole += 1
+                }
+                continue
+            }
             let shownName = DisplayText.escaped(name, limit: 80)
             var record = value
             // Each try removes one thing; a record past the tries goes whole.
@@ -33,6 +47,7 @@ extension DaemonState {
                     state.apps[name] = try decoder.decode(AppState.self, from: Data(record.canonicalText.utf8))
                     break
                 } catch let error as DecodingError {
+                    if tries == 1 { mended += 1 }
                     // The decoder names no path for some errors (a negative
                     // version number): then the deepest member whose removal
                     // lets the record be read is the one.
@@ -51,11 +66,16 @@ extension DaemonState {
             let more = dropped.count - Self.maximumSalvageLines
             dropped = Array(dropped.prefix(Self.maximumSalvageLines)) + ["and \(more) more fields or records dropped"]
         }
+        if droppedWhole > 0 {
+            dropped.append("\(droppedWhole) more app records could not be read and were dropped whole, past \(Self.maximumSalvagedRecords) mended")
+        }
         return (state, dropped.map { "state.json: \($0)" })
     }
 
     /// The most fields one app's record may lose before the record goes.
     static let maximumSalvageTries = 64
+    /// The most records mended field by field in one file.
+    package static let maximumSalvagedRecords = 1_000
 }
 
 extension JSONValue {

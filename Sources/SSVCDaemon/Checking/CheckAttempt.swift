@@ -48,7 +48,7 @@ struct CheckAttempt: Sendable {
         }
         if app.url == nil, result.running != nil, !reads.isEmpty {
             if let failed = reads.first(where: { !$0.succeeded }) {
-                result.outcome = .failure(failed.error ?? "\(failed.input) not read", retryAfter: nil, fetched: true)
+                result.outcome = .failure(failed.error ?? "\(failed.input) not read", retryAfter: failed.retryAfter, fetched: true)
             } else {
                 result.outcome = .success(Evaluation(decision: Decision(decided: true), messages: []), body: "", etag: nil, fetched: true)
             }

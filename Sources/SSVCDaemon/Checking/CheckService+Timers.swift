@@ -30,7 +30,7 @@ extension CheckService {
             return
         }
         plans[name] = planner(for: app).plan(
-            now: runtime.clock.now, history: state.apps[name]?.history ?? CheckHistory(), atStart: atStart, jitter: runtime.jitter()
+            now: runtime.clock.now, history: state.apps[name].map(AppInputs.history) ?? CheckHistory(), atStart: atStart, jitter: runtime.jitter()
         )
         changed(name)
         armTimer(name)

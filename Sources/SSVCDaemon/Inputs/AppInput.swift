@@ -54,6 +54,9 @@ protocol AppInput {
     /// Whether the data's last read succeeded, else why not: for an app
     /// without `url`, its inputs' reads are the check's outcome.
     static func lastRead(_ data: Stored) -> (succeeded: Bool, error: String?)
+    /// Failed reads in a row, and the source's Retry-After after the last:
+    /// the app's next check is planned from them as from a failed check.
+    static func retry(_ data: Stored) -> (failures: Int, notBefore: Date?)
 
     /// What the data says at `now`. `restoring`: the first report after a
     /// start, whose `said` is what the state remembers being said.

@@ -13,6 +13,18 @@ enum AppInputs {
     /// What lets an app leave `url` out, for its error.
     static var enabling: String { all.map { $0.enabling }.joined(separator: " or ") }
 
+    /// The app's history for planning its next check: a failed input read
+    /// (its count, its source's Retry-After) counts as a failed check does.
+    static func history(of state: AppState) -> CheckHistory {
+        var history = state.history
+        for input in all {
+            guard let retry = input.retry(in: state), retry.failures > 0 else { continue }
+            history.consecutiveFailures = max(history.consecutiveFailures, retry.failures)
+            if let notBefore = retry.notBefore { history.retryNotBefore = max(history.retryNotBefore ?? notBefore, notBefore) }
+        }
+        return history
+    }
+
     /// Each input's data in `state`, by input: what a check starts from.
     static func stored(in state: AppState) -> [String: any Sendable] {
         var stored: [String: any Sendable] = [:]
@@ -27,6 +39,8 @@ struct InputRead: Sendable {
     var data: any Sendable
     var succeeded: Bool
     var error: String?
+    /// The source's Retry-After after a failed read.
+    var retryAfter: Date?
 }
 
 // The operations the coordinator, the loader and the report run on every
@@ -54,6 +68,11 @@ extension AppInput {
         inputs[Self.self] = try signed(settings, by: signature, app: app, reader: reader)
     }
 
+    /// `retry` of the input's data in `state`; nil when it has none.
+    static func retry(in state: AppState) -> (failures: Int, notBefore: Date?)? {
+        state[keyPath: storage].map { retry($0) }
+    }
+
     /// The input's data in `state`, typed away for a check.
     static func storedValue(_ state: AppState) -> (any Sendable)? {
         state[keyPath: storage]
@@ -72,7 +91,7 @@ extension AppInput {
             data = failed(before, error: failure ?? "the running version is not known", at: attempt.now)
         }
         let (succeeded, error) = lastRead(data)
-        return InputRead(input: name, data: data, succeeded: succeeded, error: error)
+        return InputRead(input: name, data: data, succeeded: succeeded, error: error, retryAfter: succeeded ? nil : retry(data).notBefore)
     }
 
     /// The app's state after a check: the data read; none when the app no

@@ -72,6 +72,27 @@ struct InMemoryCheckTests {
         await daemon.stop()
     }
 
+    @Test("an advisory source's Retry-After holds the app's next check back to its time, as a document's does (issue 51)")
+    func advisoryRetryAfter() async throws {
+        let transport = MemoryTransport()
+        transport.answer(Self.documentURL, Self.document("1.0"))
+        transport.answer(Self.advisoriesURL, .retry(429, after: 3_600))
+        let daemon = try VirtualDaemon(
+            daemon: "first-check-window-seconds = 0", apps: Self.app(advisories: true), transport: transport, versions: MemoryVersions("1.0")
+        )
+        await daemon.start()
+        await daemon.clock.advance(by: 1)
+        let failed = await daemon.status("a")
+        #expect(failed?.consecutiveFailures == 1 && failed?.nextCheckReason == "retry-after", "\(String(describing: failed))")
+        await daemon.clock.advance(by: 3_598)
+        #expect(transport.times(Self.advisoriesURL, since: Self.epoch) == [0], "not asked again within the hour (a retry would have come at 60 s)")
+        transport.answer(Self.advisoriesURL, Self.page([]))
+        await daemon.clock.advance(by: 1)
+        #expect(transport.times(Self.advisoriesURL, since: Self.epoch) == [0, 3_600])
+        #expect(await daemon.status("a")?.consecutiveFailures == 0)
+        await daemon.stop()
+    }
+
     @Test("an advisory whose fix the server offers makes the update required and is said once over repeated checks; its end is said once")
     func advisoriesSaidOnce() async throws {
         let transport = MemoryTransport()

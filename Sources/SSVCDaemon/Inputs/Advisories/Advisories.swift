@@ -147,6 +147,10 @@ enum Advisories: AppInput {
         (data.lastAttempt == data.checked, data.lastError ?? "advisories not read")
     }
 
+    static func retry(_ data: AdvisoryData) -> (failures: Int, notBefore: Date?) {
+        (data.consecutiveFailures, data.retryNotBefore)
+    }
+
     // MARK: Verdict
 
     static func verdict(

@@ -55,7 +55,7 @@ struct AdvisoryCheck: Sendable {
                 return next
             }
         } catch {
-            return previous.failed("advisories: \(error.description)", at: now)
+            return previous.failed("advisories: \(error.description)", at: now, retryAfter: error.retryAfter)
         }
     }
 
