@@ -193,6 +193,21 @@ struct StateStoreTests {
         #expect(loaded.repairs.count == DaemonState.maximumSalvageLines + 2, "16 lines, the count of the rest, the records dropped whole")
     }
 
+    @Test("several bad members, one of which the decoder names no place for, are each dropped alone; numbers out of range said 16 times, then counted")
+    func severalBadMembers() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let record = #"{"consecutiveFailures":"x","messages":5,"lastCheck":"not a date","etag":7,"lastError":"kept"}"#
+        let holds = (0..<40).map { #""h\#($0)":{"consecutiveFailures":0,"messages":{},"hold":{"version":"1","number":-1,"since":"2026-01-01T00:00:00Z"}}"# }
+        let text = #"{"schema":1,"apps":{"r":\#(record),\#(holds.joined(separator: ","))}}"#
+        let loaded = try store(holding: Data(text.utf8)).load(now: Date())
+        let app = try #require(loaded.state.apps["r"], "\(loaded.repairs)")
+        #expect(app.lastError == "kept" && app.lastCheck == nil && app.etag == nil && app.consecutiveFailures == 0 && app.messages.isEmpty)
+        #expect(loaded.state.apps["h39"]?.hold?.version == "1")
+        #expect(loaded.repairs.filter { $0.contains("hold.number out of range") }.count == DaemonState.maximumSalvageLines)
+        #expect(loaded.repairs.contains("state.json: and 24 more numbers out of range, each reset"), "\(loaded.repairs)")
+        #expect(loaded.repairs.contains(#"state.json: apps.r.lastCheck: the string "not a date" is not what the field holds"#), "\(loaded.repairs)")
+    }
+
     @Test("holds of apps no longer configured: at most 1,000 kept, the oldest dropped and counted (issue 52)")
     func keptHolds() {
         var state = DaemonState()

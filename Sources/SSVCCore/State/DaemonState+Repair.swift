@@ -54,6 +54,11 @@ extension DaemonState {
             apps[index].value = .object(app)
         }
         guard !repairs.isEmpty else { return (bytes, []) }
+        // Said at most 16 times, the rest counted: 100,000 bad holds wrote 100,000 warnings.
+        if repairs.count > maximumSalvageLines {
+            let more = repairs.count - maximumSalvageLines
+            repairs = Array(repairs.prefix(maximumSalvageLines)) + ["state.json: and \(more) more numbers out of range, each reset"]
+        }
         root[appsIndex].value = .object(apps)
         return (Array(JSONValue.object(root).canonicalText.utf8), repairs)
     }

@@ -121,12 +121,28 @@ extension JSONValue {
     }
 
     /// Finds, by trying, the deepest member whose removal lets the record
-    /// decode as an app's, removes it and says so; nil when none does.
-    /// Only for a record that would otherwise go whole: each try decodes
-    /// the record once (a record has a few dozen members).
+    /// decode as an app's, or gives an error that names its place (another
+    /// bad member, mended next); removes it and says so; nil when none
+    /// does. Only for a record that would otherwise go whole: each try
+    /// decodes the record once.
     fileprivate mutating func removingCulprit(decoder: JSONDecoder) -> (path: String, problem: String)? {
         func decodes(_ value: JSONValue) -> Bool {
-            (try? decoder.decode(AppState.self, from: Data(value.canonicalText.utf8))) != nil
+            do {
+                _ = try decoder.decode(AppState.self, from: Data(value.canonicalText.utf8))
+                return true
+            } catch let error as DecodingError {
+                switch error {
+                case let .typeMismatch(_, context), let .valueNotFound(_, context), let .dataCorrupted(context):
+                    return !context.codingPath.isEmpty
+                case .keyNotFound:
+                    // A member it needs was the one removed: not the culprit.
+                    return false
+                @unknown default:
+                    return false
+                }
+            } catch {
+                return false
+            }
         }
         var path: [String] = []
         var found = false
