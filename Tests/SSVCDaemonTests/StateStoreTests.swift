@@ -250,6 +250,14 @@ struct StateStoreTests {
             "state.json: apps.big.response: 2000 bytes, past max-response-bytes (1000); dropped",
             "state.json: apps.big.seen: 500 versions, past 16; the newest kept",
         ])
+        // Years 0001 to 9999 only, as on write.
+        var far = AppState()
+        far.lastCheck = Date(timeIntervalSince1970: 253_402_300_800)
+        far.lastSuccess = Date(timeIntervalSince1970: 253_402_300_799)
+        far.hold = Hold(version: "1.0", since: Date(timeIntervalSince1970: -62_135_596_801))
+        let (years, said) = DaemonState(apps: ["far": far]).bounded(responseBytes: 1_000)
+        #expect(years.apps["far"]?.lastCheck == nil && years.apps["far"]?.lastSuccess != nil && years.apps["far"]?.hold == nil)
+        #expect(said.count == 2, "\(said)")
     }
 
     @Test("a state.json that is a FIFO is moved aside at once, not read with a wait")

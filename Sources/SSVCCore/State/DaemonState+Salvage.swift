@@ -84,7 +84,15 @@ extension JSONValue {
     }
 
     /// What an app's record falls back to when it lacks a field it needs.
-    private static let appDefaults: [String: JSONValue] = ["consecutiveFailures": .number("0"), "messages": .object([])]
+    /// A function, not a stored dictionary: LeakSanitizer takes a global
+    /// holding indirect enum payloads for a leak.
+    private static func appDefault(_ key: String) -> JSONValue? {
+        switch key {
+        case "consecutiveFailures": .number("0")
+        case "messages": .object([])
+        default: nil
+        }
+    }
 
     /// Removes what `error` says cannot be read, and says what and why;
     /// nil when only the whole record can go.
@@ -93,7 +101,7 @@ extension JSONValue {
         case let .keyNotFound(key, context):
             let path = context.codingPath.map(\.stringValue)
             if path.isEmpty {
-                guard let fallback = Self.appDefaults[key.stringValue], case var .object(members) = self else { return nil }
+                guard let fallback = Self.appDefault(key.stringValue), case var .object(members) = self else { return nil }
                 members.append((key.stringValue, fallback))
                 self = .object(members)
                 return (key.stringValue, "missing; set to \(fallback.canonicalText)")
@@ -238,6 +246,11 @@ extension JSONValue {
 }
 
 extension DaemonState {
+    /// Whether `time` lies in the years 0001 to 9999, as RFC 3339 writes them.
+    static func writable(_ time: Date) -> Bool {
+        (-62_135_596_800.0..<253_402_300_800.0).contains(time.timeIntervalSince1970)
+    }
+
     /// The state held to what a write would keep (issue 52): a stored
     /// response past `responseBytes` (`max-response-bytes`) is dropped with
     /// its ETag (the app fetches its document whole), `seen` keeps its
@@ -260,6 +273,21 @@ extension DaemonState {
             }
             if let error = app.lastError, error.utf8.count > DisplayText.maximumStoredBytes {
                 app.lastError = DisplayText.cut(error)
+            }
+            // Times in RFC 3339's years, 0001 to 9999, on read as on write
+            // (a hold since 99999-01-01 was read, issue 52).
+            let times: [(String, WritableKeyPath<AppState, Date?>)] = [
+                ("firstCheck", \.firstCheck), ("lastCheck", \.lastCheck), ("lastSuccess", \.lastSuccess), ("lastFetch", \.lastFetch),
+                ("retryNotBefore", \.retryNotBefore), ("newestSignatureTime", \.newestSignatureTime),
+            ]
+            for (field, path) in times {
+                guard let time = app[keyPath: path], !Self.writable(time) else { continue }
+                cut.append("state.json: apps.\(shown).\(field): \(time.timeIntervalSince1970) s since 1970 is past the years 0001-9999; dropped")
+                app[keyPath: path] = nil
+            }
+            if let hold = app.hold, !Self.writable(hold.since) {
+                cut.append("state.json: apps.\(shown).hold.since: past the years 0001-9999; the hold is dropped")
+                app.hold = nil
             }
             next.apps[name] = app
         }
