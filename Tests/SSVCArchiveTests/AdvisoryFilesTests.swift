@@ -65,9 +65,67 @@ struct AdvisoryFilesTests {
             try record("R-\(index)").write(to: folder.appendingPathComponent("R-\(index).json"), atomically: true, encoding: .utf8)
         }
         var evaluator = try AdvisoryEvaluator(ecosystem: "PyPI", package: "p", version: "1.0")
-        #expect(throws: AdvisoryFiles.Failure.self) {
+        #expect {
             try AdvisoryFiles.read(path: folder.path, into: &evaluator, limits: AdvisoryFiles.Budget(totalBytes: 1 << 20, deadline: 0))
+        } throws: { error in
+            "\(error)".contains("the read took too long and was given up")
         }
         #expect(evaluator.recordsRead == 0)
+    }
+
+    @Test("a folder or an export of more records than maximumRecords is refused, the bound named (issue 51)")
+    func tooManyRecords() async throws {
+        let folder = try folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        for index in 0..<5 {
+            try record("R-\(index)").write(to: folder.appendingPathComponent("R-\(index).json"), atomically: true, encoding: .utf8)
+        }
+        var evaluator = try AdvisoryEvaluator(ecosystem: "PyPI", package: "p", version: "1.0")
+        #expect {
+            try AdvisoryFiles.read(path: folder.path, into: &evaluator, limits: AdvisoryFiles.Budget(totalBytes: 1 << 20, maximumRecords: 3))
+        } throws: { error in
+            "\(error)".contains("holds 5 records, more than the 3 read")
+        }
+        #expect(evaluator.recordsRead == 0)
+        let zip = folder.appendingPathComponent("all.zip").path
+        let made = try await Command.run(["/usr/bin/env", "python3", "-c", """
+            import sys, zipfile
+            with zipfile.ZipFile(sys.argv[1], "w", zipfile.ZIP_DEFLATED) as z:
+                for n in range(5):
+                    z.writestr("R-%d.json" % n, '{"id":"R-%d","modified":"x","affected":[]}' % n)
+            """, zip])
+        try #require(made.status == 0, "\(made.standardError)")
+        var fromZip = try AdvisoryEvaluator(ecosystem: "PyPI", package: "p", version: "1.0")
+        #expect(throws: AdvisoryFiles.Failure.self) {
+            try AdvisoryFiles.read(path: zip, into: &fromZip, limits: AdvisoryFiles.Budget(totalBytes: 1 << 20, maximumRecords: 3))
+        }
+        #expect(fromZip.recordsRead == 0, "refused before any record is read")
+    }
+
+    @Test("an export whose records inflate past inflationFactor times its budget is refused (issue 51)")
+    func inflation() async throws {
+        let folder = try folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let zip = folder.appendingPathComponent("all.zip").path
+        // Ten records of 4 KiB of spaces each (a zip of under 2 KiB): 40 KiB inflated, past 16 x 2 KiB.
+        let made = try await Command.run(["/usr/bin/env", "python3", "-c", """
+            import sys, zipfile
+            with zipfile.ZipFile(sys.argv[1], "w", zipfile.ZIP_DEFLATED) as z:
+                for n in range(10):
+                    z.writestr("R-%d.json" % n, '{"id":"R-%d","modified":"x","affected":[]}' % n + " " * 4096)
+            """, zip])
+        try #require(made.status == 0, "\(made.standardError)")
+        let budget = 2 << 10
+        #expect(try FileManager.default.attributesOfItem(atPath: zip)[.size] as? Int ?? .max < budget, "the zip itself fits the budget")
+        #expect(AdvisoryFiles.inflationFactor == 16)
+        var evaluator = try AdvisoryEvaluator(ecosystem: "PyPI", package: "p", version: "1.0")
+        #expect(throws: AdvisoryFiles.Failure.self) {
+            try AdvisoryFiles.read(path: zip, into: &evaluator, limits: AdvisoryFiles.Budget(totalBytes: budget))
+        }
+        #expect(evaluator.recordsRead < 10)
+        // The same export within a budget it fits: every record read.
+        var fits = try AdvisoryEvaluator(ecosystem: "PyPI", package: "p", version: "1.0")
+        try AdvisoryFiles.read(path: zip, into: &fits, limits: AdvisoryFiles.Budget(totalBytes: 4 * budget))
+        #expect(fits.recordsRead == 10)
     }
 }
