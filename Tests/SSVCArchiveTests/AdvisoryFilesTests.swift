@@ -18,6 +18,13 @@ struct AdvisoryFilesTests {
         #"{"id":"\#(id)","modified":"2026-01-01T00:00:00Z","affected":[{"package":{"ecosystem":"PyPI","name":"\#(package)"},"versions":["1.0"]}]}"#
     }
 
+    /// `R-0.json` … in `folder`, each a record of package `p` listing 1.0.
+    func writeRecords(_ count: Int, in folder: URL) throws {
+        for index in 0..<count {
+            try record("R-\(index)").write(to: folder.appendingPathComponent("R-\(index).json"), atomically: true, encoding: .utf8)
+        }
+    }
+
     @Test("a record of 50 MB in a folder is skipped and named; the others count")
     func hugeRecord() throws {
         let folder = try folder()
@@ -61,9 +68,7 @@ struct AdvisoryFilesTests {
     func deadline() throws {
         let folder = try folder()
         defer { try? FileManager.default.removeItem(at: folder) }
-        for index in 0..<10 {
-            try record("R-\(index)").write(to: folder.appendingPathComponent("R-\(index).json"), atomically: true, encoding: .utf8)
-        }
+        try writeRecords(10, in: folder)
         var evaluator = try AdvisoryEvaluator(ecosystem: "PyPI", package: "p", version: "1.0")
         #expect {
             try AdvisoryFiles.read(path: folder.path, into: &evaluator, limits: AdvisoryFiles.Budget(totalBytes: 1 << 20, deadline: 0))
@@ -77,9 +82,7 @@ struct AdvisoryFilesTests {
     func tooManyRecords() async throws {
         let folder = try folder()
         defer { try? FileManager.default.removeItem(at: folder) }
-        for index in 0..<5 {
-            try record("R-\(index)").write(to: folder.appendingPathComponent("R-\(index).json"), atomically: true, encoding: .utf8)
-        }
+        try writeRecords(5, in: folder)
         var evaluator = try AdvisoryEvaluator(ecosystem: "PyPI", package: "p", version: "1.0")
         #expect {
             try AdvisoryFiles.read(path: folder.path, into: &evaluator, limits: AdvisoryFiles.Budget(totalBytes: 1 << 20, maximumRecords: 3))

@@ -169,22 +169,20 @@ extension JSONValue {
         return (path.joined(separator: "."), "\(culprit.summary) is not \(what)")
     }
 
+    /// A path of member names, as the decoder's path is walked.
+    private struct Member: CodingKey {
+        let stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
     private func stringValue(at path: [String]) -> JSONValue? {
-        guard let first = path.first else { return self }
-        guard case let .object(members) = self else { return nil }
-        return members.last { $0.key == first }?.value.stringValue(at: Array(path.dropFirst()))
+        value(at: path.map { Member(stringValue: $0) as any CodingKey }[...])
     }
 
     private mutating func removeString(at path: [String]) -> Bool {
-        guard let first = path.first, case var .object(members) = self,
-              let index = members.lastIndex(where: { $0.key == first }) else { return false }
-        if path.count == 1 {
-            members.removeAll { $0.key == first }
-        } else {
-            guard members[index].value.removeString(at: Array(path.dropFirst())) else { return false }
-        }
-        self = .object(members)
-        return true
+        remove(at: path.map { Member(stringValue: $0) as any CodingKey }[...])
     }
 
     /// "a whole number", "a date", …: the decoder's type in words.
