@@ -34,12 +34,20 @@ enum ExitStatus {
         let ranked = [updateRequired, affected, checksFailing, updateAvailable]
         let codes = apps.map { app -> ExitCode in
             if app.status == .updateRequired { return updateRequired }
-            // Stale findings keep deciding: unknown, but affected all the same.
-            if app.advisoryState == .affected || (app.advisoryState == .unknown && !(app.advisories ?? []).isEmpty) { return affected }
+            if app.affectedByAdvisories { return affected }
             if app.status == .updateAvailable { return updateAvailable }
             // Advisories unknown (never read, stale, undecided) are never quiet (SPEC §13).
             return app.consecutiveFailures > 0 || app.advisoryState == .unknown ? checksFailing : .success
         }
         return ranked.first { codes.contains($0) } ?? .success
+    }
+}
+
+extension AppStatus {
+    /// Affected by an advisory: fresh findings, or stale ones, which keep
+    /// deciding while the state says unknown (SPEC §13). Exit codes, Nagios
+    /// and the banner read this one rule.
+    var affectedByAdvisories: Bool {
+        advisoryState == .affected || (advisoryState == .unknown && !(advisories ?? []).isEmpty)
     }
 }

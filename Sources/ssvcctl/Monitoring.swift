@@ -46,8 +46,7 @@ enum Monitoring {
         let stale = apps.filter(\.stale)
         let available = apps.filter { $0.status == .updateAvailable }
         let failing = apps.filter { $0.consecutiveFailures > 0 }
-        // Stale findings keep deciding: listed while unknown, they still count.
-        let vulnerable = apps.filter { $0.advisoryState == .affected || ($0.advisoryState == .unknown && !($0.advisories ?? []).isEmpty) }
+        let vulnerable = apps.filter(\.affectedByAdvisories)
         let unknownAdvisories = apps.filter { $0.advisoryState == .unknown }
         var counts: [(String, Int)] = [("apps", apps.count), ("update_available", available.count), ("update_required", required.count),
                                        ("stale", stale.count), ("failing", failing.count)]
@@ -106,7 +105,7 @@ enum Monitoring {
             }
             if let held = AppTable.held(app), app.heldVersion != nil || app.status == .updateRequired { notes.append(held) }
             if app.advisoryState == .unknown { notes.append("advisories unknown (not read lately, or not all evaluated)") }
-            if app.advisoryState == .affected || (app.advisoryState == .unknown && !(app.advisories ?? []).isEmpty) {
+            if app.affectedByAdvisories {
                 let count = (app.advisories ?? []).count + (app.advisoriesOmitted ?? 0)
                 let ids = (app.advisories ?? []).prefix(3).map(\.id).joined(separator: ", ")
                 notes.append("affected by \(ids)" + (count > 3 ? " and \(count - 3) more" : ""))
