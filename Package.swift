@@ -34,7 +34,10 @@ let package = Package(
 
         // The system calls ssvc makes, once each: bounded reads, files,
         // standard error, child processes, Unix sockets, the clock.
-        .target(name: "SSVCPosix", dependencies: ["SSVCCore"]),
+        .target(
+            name: "SSVCPosix",
+            dependencies: ["SSVCCore", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")]
+        ),
 
         // The control protocol: methods, calls, replies, errors, wire values,
         // framing, and the blocking client. No NIO.
@@ -165,6 +168,7 @@ let package = Package(
             dependencies: [
                 "SSVCDaemon", "SSVCControl", "SSVCCore", "SSVCPosix", "SSVCTestSupport",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

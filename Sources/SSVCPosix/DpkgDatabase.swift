@@ -1,6 +1,6 @@
 @preconcurrency import Glibc
 import SSVCCore
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// Installed packages' versions, read from dpkg's database as `dpkg-query`
 /// reads it, without starting a process. The file is parsed again only when
@@ -25,7 +25,7 @@ public final class DpkgDatabase: Sendable {
         }
     }
 
-    private let cache = Mutex<(path: String, identity: Identity, status: DpkgStatus)?>(nil)
+    private let cache = NIOLockedValueBox<(path: String, identity: Identity, status: DpkgStatus)?>(nil)
 
     public init() {}
 
@@ -63,13 +63,13 @@ public final class DpkgDatabase: Sendable {
             throw BoundedReader.Failure(description: "cannot read dpkg's database \(path): \(String(cString: strerror(code)))", code: code)
         }
         let identity = Identity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino), size: Int64(info.st_size), modified: info.st_mtim)
-        let cached = cache.withLock { entry in entry.flatMap { $0.path == path && $0.identity == identity ? $0.status : nil } }
+        let cached = cache.withLockedValue { entry in entry.flatMap { $0.path == path && $0.identity == identity ? $0.status : nil } }
         let status: DpkgStatus
         if let cached {
             status = cached
         } else {
             status = DpkgStatus(parsing: try BoundedReader.read(path: path, limit: Self.limit))
-            cache.withLock { $0 = (path, identity, status) }
+            cache.withLockedValue { $0 = (path, identity, status) }
         }
         return status
     }

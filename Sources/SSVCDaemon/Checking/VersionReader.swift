@@ -2,7 +2,7 @@
 import Dispatch
 import SSVCCore
 import SSVCPosix
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// Reads an app's running version from its source, fresh before each check:
 /// the product may have been upgraded since the last one.
@@ -111,23 +111,23 @@ enum CommandRunner {
 /// check may spawn its command just after the stop began, on a busy
 /// machine), and no hook outlives the daemon.
 package final class RunningCommands: Sendable {
-    private let contents = Mutex<(groups: Set<pid_t>, stopped: Bool)>(([], false))
+    private let contents = NIOLockedValueBox<(groups: Set<pid_t>, stopped: Bool)>(([], false))
 
     package init() {}
 
     func started(_ group: pid_t) {
-        contents.withLock { contents in
+        contents.withLockedValue { contents in
             if contents.stopped { kill(-group, SIGKILL) } else { contents.groups.insert(group) }
         }
     }
 
     func ended(_ group: pid_t) {
-        contents.withLock { _ = $0.groups.remove(group) }
+        contents.withLockedValue { _ = $0.groups.remove(group) }
     }
 
     /// Kills every command running now, and every one started from now on.
     func stop() {
-        contents.withLock { contents in
+        contents.withLockedValue { contents in
             contents.stopped = true
             for group in contents.groups { kill(-group, SIGKILL) }
         }

@@ -1,5 +1,5 @@
 import Dispatch
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// Work whose cost grows with outside input (a server's document, dpkg's
 /// database, a pattern run over tags) is done here, off the daemon's one
@@ -14,22 +14,22 @@ enum Offload {
     /// its result dropped: nothing waits for it, the stop included.
     static func run<T: Sendable>(_ label: String, within seconds: Double? = nil, _ work: @escaping @Sendable () -> T) async -> T? {
         await withCheckedContinuation { (continuation: CheckedContinuation<T?, Never>) in
-            let state = Mutex<(resumed: Bool, timer: DispatchSourceTimer?)>((false, nil))
+            // A dispatch source may be cancelled from any thread.
+            nonisolated(unsafe) let timer = seconds.map { _ in DispatchSource.makeTimerSource(queue: limits) }
+            let resumed = NIOLockedValueBox(false)
             let finish: @Sendable (T?) -> Void = { value in
-                let first = state.withLock { state -> Bool in
-                    defer { state.resumed = true }
-                    // A cancelled timer never fires, so an idle daemon is not woken by it.
-                    state.timer?.cancel()
-                    state.timer = nil
-                    return !state.resumed
+                let first = resumed.withLockedValue { resumed in
+                    defer { resumed = true }
+                    return !resumed
                 }
-                if first { continuation.resume(returning: value) }
+                guard first else { return }
+                // A cancelled timer never fires, so an idle daemon is not woken by it.
+                timer?.cancel()
+                continuation.resume(returning: value)
             }
-            if let seconds {
-                let timer = DispatchSource.makeTimerSource(queue: limits)
+            if let timer, let seconds {
                 timer.schedule(deadline: .now() + seconds)
                 timer.setEventHandler { finish(nil) }
-                state.withLock { $0.timer = timer }
                 timer.activate()
             }
             DispatchQueue(label: label).async { finish(work()) }

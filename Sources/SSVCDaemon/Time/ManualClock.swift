@@ -1,5 +1,5 @@
 import FoundationEssentials
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// A clock that moves only when told (NIO's `EmbeddedEventLoop`, swift-clocks'
 /// `TestClock`): `advance` fires what falls due, in deadline order (ties in
@@ -19,21 +19,21 @@ package final class ManualClock: DaemonClock {
         var scheduled: [Int: Scheduled] = [:]
     }
 
-    private let contents: Mutex<Contents>
+    private let contents: NIOLockedValueBox<Contents>
 
     package init(now: Date) {
-        contents = Mutex(Contents(now: now))
+        contents = NIOLockedValueBox(Contents(now: now))
     }
 
-    package var now: Date { contents.withLock { $0.now } }
+    package var now: Date { contents.withLockedValue { $0.now } }
 
     /// The deadlines of the calls still to come, earliest first.
     package var deadlines: [Date] {
-        contents.withLock { $0.scheduled.values.sorted { ($0.deadline, $0.order) < ($1.deadline, $1.order) }.map(\.deadline) }
+        contents.withLockedValue { $0.scheduled.values.sorted { ($0.deadline, $0.order) < ($1.deadline, $1.order) }.map(\.deadline) }
     }
 
     package func schedule(at deadline: Date, leeway: Duration, _ action: @escaping @Sendable () async -> Void) -> ClockTimer {
-        let order = contents.withLock { contents in
+        let order = contents.withLockedValue { contents in
             let order = contents.nextOrder
             contents.nextOrder += 1
             contents.scheduled[order] = Scheduled(deadline: deadline, order: order, action: action)
@@ -43,7 +43,7 @@ package final class ManualClock: DaemonClock {
     }
 
     fileprivate func cancel(_ order: Int) {
-        _ = contents.withLock { $0.scheduled.removeValue(forKey: order) }
+        _ = contents.withLockedValue { $0.scheduled.removeValue(forKey: order) }
     }
 
     /// Moves time `seconds` on, firing everything due on the way,
@@ -59,12 +59,12 @@ package final class ManualClock: DaemonClock {
         while !Task.isCancelled, let next = takeNext(upTo: target) {
             await next()
         }
-        contents.withLock { $0.now = max($0.now, target) }
+        contents.withLockedValue { $0.now = max($0.now, target) }
     }
 
     /// The earliest call due by `target`, with time moved to its deadline.
     private func takeNext(upTo target: Date) -> (@Sendable () async -> Void)? {
-        contents.withLock { contents in
+        contents.withLockedValue { contents in
             guard let first = contents.scheduled.values.min(by: { ($0.deadline, $0.order) < ($1.deadline, $1.order) }),
                   first.deadline <= target else { return nil }
             contents.scheduled[first.order] = nil

@@ -1,6 +1,6 @@
 import Foundation
 @testable import SSVCDaemon
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// Servers in memory for the check service in virtual time: each URL
 /// (its query aside) answers what the test set for it, or what `every`
@@ -33,13 +33,13 @@ final class MemoryTransport: HTTPTransport {
         var requests: [Request] = []
     }
 
-    private let contents = Mutex(Contents())
+    private let contents = NIOLockedValueBox(Contents())
 
     init() {}
 
     /// A server that answers each of its paths with what `every` says.
     init(every: @escaping @Sendable (String) -> Answer?) {
-        contents.withLock { $0.every = every }
+        contents.withLockedValue { $0.every = every }
     }
 
     /// The URL of `path` on this server.
@@ -47,15 +47,15 @@ final class MemoryTransport: HTTPTransport {
 
     /// What `url` answers from now on; nil: it refuses connections.
     func answer(_ url: String, _ answer: Answer?) {
-        contents.withLock { $0.answers[url] = answer }
+        contents.withLockedValue { $0.answers[url] = answer }
     }
 
     /// What every path without an answer of its own gets from now on.
     func answer(every: @escaping @Sendable (String) -> Answer?) {
-        contents.withLock { $0.every = every }
+        contents.withLockedValue { $0.every = every }
     }
 
-    var requests: [Request] { contents.withLock { $0.requests } }
+    var requests: [Request] { contents.withLockedValue { $0.requests } }
 
     /// The check times `url` was asked at, as seconds after `epoch`.
     func times(_ url: String, since epoch: Date) -> [Double] {
@@ -67,7 +67,7 @@ final class MemoryTransport: HTTPTransport {
     ) async throws(FetchError) -> FetchOutcome {
         let bare = String(url.split(separator: "?", maxSplits: 1).first ?? "")
         let post = request.post.map { String(decoding: $0, as: UTF8.self) }
-        let answer = contents.withLock { contents in
+        let answer = contents.withLockedValue { contents in
             contents.requests.append(Request(url: bare, at: now, post: post))
             return contents.answers[bare] ?? (bare.hasPrefix(Self.origin) ? contents.every(String(bare.dropFirst(Self.origin.count))) : nil)
         }
@@ -92,20 +92,20 @@ final class MemoryTransport: HTTPTransport {
 
 /// Running versions in memory: what each check reads, set by the test.
 final class MemoryVersions: Sendable {
-    private let current: Mutex<String>
-    private let reads = Mutex(0)
+    private let current: NIOLockedValueBox<String>
+    private let reads = NIOLockedValueBox(0)
 
     init(_ version: String) {
-        current = Mutex(version)
+        current = NIOLockedValueBox(version)
     }
 
-    func set(_ version: String) { current.withLock { $0 = version } }
+    func set(_ version: String) { current.withLockedValue { $0 = version } }
 
     /// How many times a check read it.
-    var count: Int { reads.withLock { $0 } }
+    var count: Int { reads.withLockedValue { $0 } }
 
     func read(_ source: VersionSource, _ commands: RunningCommands) async throws -> String {
-        reads.withLock { $0 += 1 }
-        return current.withLock { $0 }
+        reads.withLockedValue { $0 += 1 }
+        return current.withLockedValue { $0 }
     }
 }

@@ -2,7 +2,7 @@ import Foundation
 import SSVCControl
 import SSVCCore
 @testable import SSVCDaemon
-import Synchronization
+import NIOConcurrencyHelpers
 import Testing
 
 /// Rollout control in the check service, on a manual clock against a
@@ -21,9 +21,9 @@ struct RolloutControlVirtualTests {
 
     /// A document the test changes between checks.
     final class Document: Sendable {
-        private let text = Mutex(#"{"SSVCLatestVersionKey":"2.0"}"#)
-        func set(_ body: String) { text.withLock { $0 = body } }
-        var reply: MemoryTransport.Answer { .document(text.withLock { $0 }) }
+        private let text = NIOLockedValueBox(#"{"SSVCLatestVersionKey":"2.0"}"#)
+        func set(_ body: String) { text.withLockedValue { $0 = body } }
+        var reply: MemoryTransport.Answer { .document(text.withLockedValue { $0 }) }
     }
 
     static func hourly(_ name: String, _ server: MemoryTransport, extra: String = "") -> String {

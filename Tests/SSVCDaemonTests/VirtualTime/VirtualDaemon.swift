@@ -3,7 +3,7 @@ import Logging
 import SSVCControl
 import SSVCCore
 @testable import SSVCDaemon
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// Journal entries and notifications, recorded for a test to read.
 final class Record: Sendable {
@@ -13,14 +13,14 @@ final class Record: Sendable {
         let metadata: [String: String]
     }
 
-    private let contents = Mutex<(entries: [Entry], notifications: [String])>(([], []))
+    private let contents = NIOLockedValueBox<(entries: [Entry], notifications: [String])>(([], []))
 
-    var entries: [Entry] { contents.withLock { $0.entries } }
+    var entries: [Entry] { contents.withLockedValue { $0.entries } }
     var messages: [String] { entries.map(\.message) }
-    var notifications: [String] { contents.withLock { $0.notifications } }
+    var notifications: [String] { contents.withLockedValue { $0.notifications } }
 
-    func add(_ entry: Entry) { contents.withLock { $0.entries.append(entry) } }
-    func notify(_ text: String) { contents.withLock { $0.notifications.append(text) } }
+    func add(_ entry: Entry) { contents.withLockedValue { $0.entries.append(entry) } }
+    func notify(_ text: String) { contents.withLockedValue { $0.notifications.append(text) } }
 
     /// How many entries say `text` somewhere in their message.
     func count(_ text: String) -> Int { messages.filter { $0.contains(text) }.count }

@@ -1,6 +1,6 @@
 @preconcurrency import Glibc
 import FoundationEssentials
-import Synchronization
+import NIOConcurrencyHelpers
 import SSVCArchive
 import SSVCCore
 import SSVCPosix
@@ -67,16 +67,18 @@ struct AdvisoryCheck: Sendable {
     /// Apps whose advisories are being read on a thread of their own. A
     /// read that outlived its check's wait runs on until its next deadline
     /// check; the app's next check starts none beside it (two reads left
-    /// two threads at 180 % CPU for minutes, issue 51).
-    private static let reading = Mutex<Set<String>>([])
+    /// two threads at 180 % CPU for minutes, issue 51). A lock box over
+    /// pthread, not `Synchronization.Mutex`: on Linux that one locks with raw
+    /// futex calls ThreadSanitizer cannot see, so it reports a race.
+    private static let reading = NIOLockedValueBox<Set<String>>([])
 
     /// Marks `app`'s read as running; false when one already is.
     static func beginReading(_ app: String) -> Bool {
-        reading.withLock { $0.insert(app).inserted }
+        reading.withLockedValue { $0.insert(app).inserted }
     }
 
     static func endReading(_ app: String) {
-        _ = reading.withLock { $0.remove(app) }
+        _ = reading.withLockedValue { $0.remove(app) }
     }
 
     /// The failure of a check whose app's previous read still runs.
