@@ -1,4 +1,5 @@
 import FoundationEssentials
+import Logging
 import SSVCControl
 import SSVCCore
 
@@ -13,7 +14,28 @@ extension CheckService {
 
     /// Holds `name` at `version`, else at the version running now, and
     /// settles what it is offered at once. Setting a hold again moves it.
-    package func hold(_ name: String, at version: String?, caller: UInt32?) throws(HoldRefusal) -> AppStatus {
+    /// Returns once the hold is on disk.
+    package func hold(_ name: String, at version: String?, caller: UInt32?) async throws(HoldRefusal) -> AppStatus {
+        let (status, write) = try holding(name, at: version, caller: caller)
+        if let write { await written(write) }
+        return status
+    }
+
+    /// Lifts `name`'s hold, if any, and settles what it is offered; nil
+    /// when there is no such app.
+    ///
+    /// Both return once the state is on disk: a hold the caller was told
+    /// of survives a crash the next moment.
+    package func unhold(_ name: String, caller: UInt32?) async -> AppStatus? {
+        guard let (status, write) = unholding(name, caller: caller) else { return nil }
+        if let write { await written(write) }
+        return status
+    }
+
+    /// `hold`'s change, made at once; the answer waits for `write`, which
+    /// holds and unholds that come together share (the metrics file
+    /// follows within a second).
+    func holding(_ name: String, at version: String?, caller: UInt32?) throws(HoldRefusal) -> (status: AppStatus, write: StateWriter.Ticket?) {
         guard let app = app(named: name) else { throw .noSuchApp }
         let current = state.apps[name] ?? AppState()
         let hold: Hold
@@ -34,30 +56,46 @@ extension CheckService {
             hold = Hold(version: running, number: current.currentVersionNumber, since: runtime.clock.now)
         }
         // Holding again at the same version changes nothing: the hold keeps its time.
-        if let existing = current.hold, existing.version == hold.version { return report(app, now: runtime.clock.now).appStatus }
+        if let existing = current.hold, existing.version == hold.version { return (report(app, now: runtime.clock.now).appStatus, nil) }
         var next = current
         next.hold = hold
         state.apps[name] = next
         settle(app, change: .set(hold, caller: caller))
         // An operator's command that answered is on disk.
-        writer.writeNow(writeSource)
-        return report(app, now: runtime.clock.now).appStatus
+        return (report(app, now: runtime.clock.now).appStatus, writer.save(writeSource))
     }
 
-    /// Lifts `name`'s hold, if any, and settles what it is offered; nil
-    /// when there is no such app.
-    ///
-    /// Both write the state at once: a hold the caller was told of
-    /// survives a crash the next moment.
-    package func unhold(_ name: String, caller: UInt32?) -> AppStatus? {
-        guard let app = app(named: name) else { return nil }
+    /// `unhold`'s change, made at once, and the write to wait for.
+    func unholding(_ name: String, caller: UInt32?) -> (status: AppStatus, write: StateWriter.Ticket?)? {
+        guard let app = app(named: name) else { return unholdingKept(name, caller: caller) }
+        var write: StateWriter.Ticket?
         if var next = state.apps[name], let hold = next.hold {
             next.hold = nil
             state.apps[name] = next
             settle(app, change: .lifted(hold, caller: caller))
-            writer.writeNow(writeSource)
+            write = writer.save(writeSource)
         }
-        return report(app, now: runtime.clock.now).appStatus
+        return (report(app, now: runtime.clock.now).appStatus, write)
+    }
+}
+
+extension CheckService {
+    /// Lifts the hold kept for an app no longer configured (SPEC §14: kept
+    /// for when it comes back, at most 1,000): nothing else is left of the
+    /// app. Nil when there is no such hold. Said in the journal without a
+    /// bound per caller: each such hold can be lifted once.
+    func unholdingKept(_ name: String, caller: UInt32?) -> (status: AppStatus, write: StateWriter.Ticket?)? {
+        guard let hold = state.apps[name]?.hold else { return nil }
+        state.apps[name] = nil
+        let by = caller.map { " (by uid \($0))" } ?? ""
+        var metadata: Logger.Metadata = ["MESSAGE_ID": "\(MessageID.holdChanged.rawValue)", "SSVC_APP": "\(name)", "SSVC_HOLD": "\(hold.version)"]
+        if let caller { metadata["SSVC_CALLER_UID"] = "\(caller)" }
+        logger.notice("\(name): hold at \(hold.version) lifted\(by); the app is not configured", metadata: metadata)
+        var status = AppStatus(
+            name: name, format: .ssvc, schedule: .never, status: .unknown, nextCheckReason: .manualOnly, consecutiveFailures: 0, stale: false
+        )
+        status.note = "not configured: its hold at \(hold.version) is lifted"
+        return (status, writer.save(writeSource))
     }
 }
 

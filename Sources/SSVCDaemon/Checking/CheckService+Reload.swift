@@ -27,6 +27,8 @@ extension CheckService {
             throw error
         }
         apply(loaded)
+        // Answered once the files say what is in force.
+        await written()
     }
 
     /// Reloads under way and waiting their turn: never more than one under way.

@@ -68,7 +68,7 @@ package actor CheckService: Service {
     var state: DaemonState
     lazy var writer = StateWriter(
         store: store, metricsPath: configuration.daemon.metricsFile, clock: runtime.clock, logger: logger,
-        wake: { [weak self] timer in await self?.writesDue(timer) }
+        wake: { [weak self] event in await self?.writesDue(event) }
     )
     private let store: StateStore?
 
@@ -194,6 +194,7 @@ package actor CheckService: Service {
         reporter.stopHooks()
         for task in inFlight.values { await task.value }
         for task in retiring.values { await task.value }
+        await withCheckedContinuation { writer.close(then: $0) }
         let written = writer.stop(writeSource)
         await fetcher.shutdown()
         if written, let store {
@@ -223,7 +224,7 @@ package actor CheckService: Service {
             for app in names { group.addTask { await self.runCheck(app, manual: true) } }
         }
         // The caller may read the files next.
-        writer.writeNow(writeSource)
+        await written()
         return status(of: name)
     }
 
@@ -321,8 +322,23 @@ package actor CheckService: Service {
         )
     }
 
-    private func writesDue(_ timer: StateWriter.Timer) {
-        guard !stopping else { return }
-        writer.due(timer, writeSource)
+    private func writesDue(_ event: StateWriter.Event) {
+        writer.due(event, writeSource)
+    }
+
+    /// Writes what changed now (and what `state` and `metrics` say
+    /// changed), and returns when it is on disk.
+    func written(state: Bool = false, metrics: Bool = false) async {
+        await written(writer.writeNow(writeSource, state: state, metrics: metrics))
+    }
+
+    /// Returns once no write of the files runs (a test reads them next).
+    package func writesSettled() async {
+        await withCheckedContinuation { writer.whenIdle(then: $0) }
+    }
+
+    /// Returns when the write that carries `ticket` has ended.
+    func written(_ ticket: StateWriter.Ticket) async {
+        await withCheckedContinuation { writer.whenWritten(ticket, then: $0) }
     }
 }

@@ -15,8 +15,12 @@ package struct ControlDispatcher: Sendable {
     }
 
     /// What to send back for one call.
-    enum Answer {
+    enum Answer: Sendable {
         case reply([UInt8])
+        /// A change: the reply once the state write that carries it has
+        /// ended (SPEC §14). The connection reads its next calls meanwhile,
+        /// so that pipelined changes share one write.
+        case replyWhenWritten(StateWriter.Ticket, [UInt8])
         /// Watch: one reply per event, each with `continues`.
         case events(AsyncStream<ControlEvent>)
         case none
@@ -37,7 +41,12 @@ package struct ControlDispatcher: Sendable {
             } else {
                 answer = await dispatch(request, more: more, caller: peer?.uid)
             }
-            if oneway, case .reply = answer { return Answer.none }
+            if oneway {
+                switch answer {
+                case .reply, .replyWhenWritten: return Answer.none
+                default: break
+                }
+            }
             return answer
         }
     }
@@ -76,7 +85,8 @@ package struct ControlDispatcher: Sendable {
             }
         case let .hold(app, version):
             do {
-                return reply(["app": try await service.hold(app, at: version, caller: caller)])
+                let (status, write) = try await service.holding(app, at: version, caller: caller)
+                return after(write, ["app": status])
             } catch {
                 switch error {
                 case .noSuchApp: return .reply(VarlinkError.noSuchApp(app).reply)
@@ -84,13 +94,18 @@ package struct ControlDispatcher: Sendable {
                 }
             }
         case let .unhold(app):
-            guard let status = await service.unhold(app, caller: caller) else { return .reply(VarlinkError.noSuchApp(app).reply) }
-            return reply(["app": status])
+            guard let (status, write) = await service.unholding(app, caller: caller) else { return .reply(VarlinkError.noSuchApp(app).reply) }
+            return after(write, ["app": status])
         }
     }
 
     private func reply<P: Encodable>(_ parameters: P) -> Answer {
         .reply(VarlinkReply.encode(parameters: parameters))
+    }
+
+    private func after<P: Encodable>(_ write: StateWriter.Ticket?, _ parameters: P) -> Answer {
+        guard let write else { return reply(parameters) }
+        return .replyWhenWritten(write, VarlinkReply.encode(parameters: parameters))
     }
 }
 

@@ -141,28 +141,32 @@ package final class ControlServer: Service {
         }
     }
 
-    /// One connection: calls answered in order; a bad message closes it.
+    /// Calls one connection has made in a row before the other connections
+    /// get a turn: a client that pipelines calls holds the daemon's one
+    /// thread no longer than these take (issue 52).
+    static let callsPerTurn = 8
+    /// Answers one connection may have waiting for their writes or their
+    /// client; past these, its next calls wait.
+    static let waitingAnswers = 64
+
+    /// One connection: calls made in order, and answered in order; a bad
+    /// message closes it. Calls are read and made while earlier answers
+    /// wait for their writes.
     private func serve(_ connection: Connection, peer: PeerCredentials?) async {
-        let dispatcher = self.dispatcher
         let closer = try? await connection.channel.pipeline.handler(type: IdleCloser.self).get()
         do {
             try await connection.executeThenClose { inbound, outbound in
-                for try await call in inbound {
-                    closer?.answering()
-                    let answer = await dispatcher.answer(call, peer: peer)
-                    defer { closer?.answered() }
-                    switch answer {
-                    case .none:
-                        continue
-                    case let .close(error):
-                        self.connectionClosed(peer, because: "not a Varlink call: \(error)", level: .info)
-                        return
-                    case let .reply(bytes):
-                        try await outbound.write(ByteBuffer(bytes: bytes))
-                    case let .events(stream):
-                        try await self.forward(stream, on: connection, to: outbound)
-                        return
+                let answers = ReplyQueue(capacity: Self.waitingAnswers)
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    group.addTask { try await self.reply(answers, on: connection, to: outbound, closer: closer, peer: peer) }
+                    do {
+                        try await self.read(inbound, into: answers, peer: peer, closer: closer)
+                    } catch {
+                        await answers.finish()
+                        throw error
                     }
+                    await answers.finish()
+                    try await group.waitForAll()
                 }
             }
         } catch {
@@ -170,6 +174,63 @@ package final class ControlServer: Service {
             // (a message over the limit, a failed write) is.
             let level: Logger.Level = error is VarlinkFraming.TooLong || connection.channel.isActive ? .info : .debug
             connectionClosed(peer, because: "\(error)", level: level)
+        }
+    }
+
+    /// Makes each call in turn and queues its answer, until the client
+    /// stops sending, an answer ends the connection, or the replies' side
+    /// has gone.
+    private func read(
+        _ inbound: NIOAsyncChannelInboundStream<ControlCall>, into answers: ReplyQueue, peer: PeerCredentials?, closer: IdleCloser?
+    ) async throws {
+        var turn = 0
+        for try await call in inbound {
+            closer?.answering()
+            let answer = await dispatcher.answer(call, peer: peer)
+            guard await answers.push(answer) else { return }
+            switch answer {
+            case .close, .events: return
+            case .reply, .replyWhenWritten, .none: break
+            }
+            turn += 1
+            if turn == Self.callsPerTurn {
+                turn = 0
+                await Task.yield()
+            }
+        }
+    }
+
+    /// Writes the answers in order, each change's once its write has
+    /// ended; closes the connection when it stops, however it stops.
+    private func reply(
+        _ answers: ReplyQueue, on connection: Connection, to outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>,
+        closer: IdleCloser?, peer: PeerCredentials?
+    ) async throws {
+        defer { connection.channel.close(promise: nil) }
+        do {
+            while let answer = await answers.next() {
+                defer { closer?.answered() }
+                switch answer {
+                case .none:
+                    continue
+                case let .close(error):
+                    connectionClosed(peer, because: "not a Varlink call: \(error)", level: .info)
+                    await answers.abandon()
+                    return
+                case let .reply(bytes):
+                    try await outbound.write(ByteBuffer(bytes: bytes))
+                case let .replyWhenWritten(write, bytes):
+                    await dispatcher.service.written(write)
+                    try await outbound.write(ByteBuffer(bytes: bytes))
+                case let .events(stream):
+                    try await forward(stream, on: connection, to: outbound)
+                    await answers.abandon()
+                    return
+                }
+            }
+        } catch {
+            await answers.abandon()
+            throw error
         }
     }
 

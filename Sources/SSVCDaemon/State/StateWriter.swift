@@ -9,12 +9,19 @@ import SSVCPosix
 /// every change made meanwhile: each write encodes every app, and a
 /// thousand apps written after each check held the daemon's one thread most
 /// of the time (found by the soak). A `Check` call, a reload and a stop
-/// write at once (`writeNow`). A write that fails (a full disk) is said
-/// once, not at every change; the state stays in memory and a timer tries
-/// again after 15 s, then twice as long each time up to 15 min, and the
-/// recovery is said too. It belongs to the check service's actor and runs
-/// on it; its timers call `wake`, which comes back to the actor and calls
-/// `due` with the timer that fired.
+/// write at once (`writeNow`); a hold is on disk before its answer
+/// (`save`), and holds that come together share one write (issue 52: one
+/// write and one metrics file per hold wrote 46 GB for 7,232 holds).
+///
+/// The files are encoded, written and fsynced off the executor, one write
+/// at a time: a slow disk delays the callers who wait for their write, never
+/// the socket's other clients. Changes made while a write runs go into the
+/// next. A write that fails (a full disk) is said once, not at every
+/// change; the state stays in memory and a timer tries again after 15 s,
+/// then twice as long each time up to 15 min, and the recovery is said too.
+/// It belongs to the check service's actor and runs on it; its timers and
+/// its writes' ends call `wake`, which comes back to the actor and calls
+/// `due` with what happened.
 final class StateWriter {
     /// What is written, asked for only when a file is.
     struct Source {
@@ -22,13 +29,56 @@ final class StateWriter {
         var metrics: () -> [MetricsExposition.App]
     }
 
-    /// Which of its timers fired.
-    enum Timer: Sendable {
+    /// What woke the writer.
+    enum Event: Sendable {
         /// The batch of changes is due.
         case batch
         /// A file that could not be written is tried again.
         case retry
+        /// A write off the executor ended.
+        case written(Outcome)
     }
+
+    /// One write's files, taken on the actor and written off it.
+    struct Job: Sendable {
+        var store: StateStore?
+        var state: DaemonState?
+        var metricsPath: String?
+        var metrics: [MetricsExposition.App]?
+
+        var isEmpty: Bool { (store == nil || state == nil) && (metricsPath == nil || metrics == nil) }
+
+        func run() -> Outcome {
+            var outcome = Outcome()
+            if let store, let state {
+                outcome.state = Result { () throws(StateStore.Failure) in try store.save(state) }.mapError { Problem(description: $0.description) }
+            }
+            if let metricsPath, let metrics {
+                outcome.metrics = Result { () throws(FileSystem.Failure) in
+                    try FileSystem.replace(metricsPath, with: MetricsExposition.render(metrics), mode: 0o644, durable: false)
+                }.mapError { Problem(description: $0.description) }
+                outcome.metricsPath = metricsPath
+            }
+            return outcome
+        }
+    }
+
+    /// What a write did: nil for a file it did not write.
+    struct Outcome: Sendable {
+        /// The apps whose responses were left out, or why it failed.
+        var state: Result<[String], Problem>?
+        var metrics: Result<Void, Problem>?
+        var metricsPath: String?
+    }
+
+    struct Problem: Error, Sendable {
+        var description: String
+    }
+
+    /// A change that asked to be written: it is on disk once a write that
+    /// started after it has ended. Tickets count up; a write carries every
+    /// ticket given before it started.
+    typealias Ticket = Int
 
     static let writeDelay = 1.0
     static let retrySeconds: ClosedRange<Double> = 15...900
@@ -39,11 +89,14 @@ final class StateWriter {
     private(set) var metricsPath: String?
     private let clock: any DaemonClock
     private let logger: Logger
-    private let wake: @Sendable (Timer) async -> Void
+    private let wake: @Sendable (Event) async -> Void
 
     /// The files no longer say what the daemon holds.
     private var stateDirty = false
     private var metricsDirty = true
+    /// The metrics file is due: its batch ran out, or a caller asked.
+    /// A hold writes the state at once and leaves the metrics to the batch.
+    private var metricsDue = false
     /// Why a file cannot be written now; said once, and once more when it
     /// can again. While either is set, the retry timer is armed.
     private(set) var stateProblem: String?
@@ -52,11 +105,22 @@ final class StateWriter {
     private var retry: ClockTimer?
     /// The delay before the next retry.
     private(set) var retryDelay = retrySeconds.lowerBound
+    /// No write starts any more: the stop writes the last one itself.
+    private var closing = false
     private var stopped = false
+    /// The write running off the executor: the last ticket it carries.
+    private var writing: Ticket?
+    /// The last ticket given, and the last one a write that ended carried.
+    private var lastAsked: Ticket = 0
+    private var lastWritten: Ticket = 0
+    /// Callers waiting for a ticket's write to end.
+    private var waiting: [(ticket: Ticket, waiter: CheckedContinuation<Void, Never>)] = []
+    /// Callers waiting for the writer to fall idle (the stop).
+    private var waitingForIdle: [CheckedContinuation<Void, Never>] = []
     /// The apps whose responses the last write left out, said when it changes.
     private var responsesLeftOut: [String] = []
 
-    init(store: StateStore?, metricsPath: String?, clock: any DaemonClock, logger: Logger, wake: @escaping @Sendable (Timer) async -> Void) {
+    init(store: StateStore?, metricsPath: String?, clock: any DaemonClock, logger: Logger, wake: @escaping @Sendable (Event) async -> Void) {
         self.store = store
         self.metricsPath = metricsPath
         self.clock = clock
@@ -83,86 +147,168 @@ final class StateWriter {
         metricsDirty = true
     }
 
-    /// A timer of ours fired: writes what is due.
-    func due(_ timer: Timer, _ source: Source) {
-        switch timer {
+    /// Something woke the writer: writes what is due.
+    func due(_ event: Event, _ source: Source) {
+        switch event {
         case .batch:
             batch = nil
+            metricsDue = true
         case .retry:
             retry = nil
             if stateProblem != nil { stateDirty = true }
             if metricsProblem != nil { metricsDirty = true }
+            metricsDue = true
+        case let .written(outcome):
+            if let writing { lastWritten = writing }
+            writing = nil
+            record(outcome)
+            answerWaiting()
         }
         write(source)
     }
 
     /// Writes what changed now, and what `state` and `metrics` say
-    /// changed, without waiting for the batch.
-    func writeNow(_ source: Source, state: Bool = false, metrics: Bool = false) {
+    /// changed, without waiting for the batch. Returns the ticket of that
+    /// write.
+    @discardableResult
+    func writeNow(_ source: Source, state: Bool = false, metrics: Bool = false) -> Ticket {
         stateDirty = stateDirty || state
         metricsDirty = metricsDirty || metrics
+        metricsDue = true
         batch?.cancel()
         batch = nil
+        lastAsked += 1
         write(source)
+        return lastAsked
     }
 
-    /// The last write: the state, whatever was written before; the metrics
-    /// file is removed, as figures of a stopped daemon would read as current.
-    /// Returns whether the state file was written.
+    /// Writes the state file at once (the metrics follow with their batch)
+    /// and returns the ticket to wait for. Changes that come while a write
+    /// runs share the next one.
+    func save(_ source: Source) -> Ticket {
+        stateDirty = true
+        lastAsked += 1
+        write(source)
+        return lastAsked
+    }
+
+    /// Resumes `waiter` when the write carrying `ticket` has ended (written
+    /// or failed, which is said in the journal), or the stop has: after the
+    /// stop's last write nothing more is written, and a caller that asks
+    /// then (a `Check` that ended after it) must not hold the stop up.
+    func whenWritten(_ ticket: Ticket, then waiter: CheckedContinuation<Void, Never>) {
+        if ticket <= lastWritten || stopped { return waiter.resume() }
+        waiting.append((ticket, waiter))
+    }
+
+    /// Resumes `waiter` once no write runs and none is to start now.
+    func whenIdle(then waiter: CheckedContinuation<Void, Never>) {
+        if writing != nil { waitingForIdle.append(waiter) } else { waiter.resume() }
+    }
+
+    /// Resumes `waiter` once no write runs; none starts after this.
+    func close(then waiter: CheckedContinuation<Void, Never>) {
+        closing = true
+        for timer in [batch, retry] { timer?.cancel() }
+        (batch, retry) = (nil, nil)
+        whenIdle(then: waiter)
+    }
+
+    private func answerIdle() {
+        for waiter in waitingForIdle { waiter.resume() }
+        waitingForIdle = []
+    }
+
+    private func answerWaiting() {
+        let answered = waiting.filter { $0.ticket <= lastWritten }
+        waiting.removeAll { $0.ticket <= lastWritten }
+        for (_, waiter) in answered { waiter.resume() }
+    }
+
+    /// The last write, once `close` has resumed: the state, whatever was
+    /// written before, on the caller's thread; the metrics file is removed,
+    /// as figures of a stopped daemon would read as current. Returns
+    /// whether the state file was written.
     func stop(_ source: Source) -> Bool {
+        closing = true
         stopped = true
         for timer in [batch, retry] { timer?.cancel() }
         (batch, retry) = (nil, nil)
-        stateDirty = true
-        saveState(source)
+        let outcome = Job(store: store, state: source.state()).run()
+        record(outcome)
+        lastWritten = lastAsked
+        answerWaiting()
         if let metricsPath { unlink(metricsPath) }
         return store != nil && stateProblem == nil
     }
 
+    /// Starts a write of what is dirty and due, unless one runs: its end
+    /// starts the next.
     private func write(_ source: Source) {
-        guard !stopped else { return }
-        if stateDirty { saveState(source) }
-        if metricsDirty { writeMetrics(source) }
-        settleRetry()
+        guard writing == nil else { return }
+        guard !closing else { return answerIdle() }
+        var job = Job()
+        if stateDirty, let store {
+            job.store = store
+            job.state = source.state()
+        }
+        stateDirty = false
+        if metricsDue, metricsDirty, let metricsPath {
+            job.metricsPath = metricsPath
+            job.metrics = source.metrics()
+            metricsDirty = false
+        }
+        if metricsDue, metricsPath == nil { metricsDirty = false }
+        metricsDue = false
+        guard !job.isEmpty else {
+            lastWritten = lastAsked
+            answerWaiting()
+            settleRetry()
+            return answerIdle()
+        }
+        writing = lastAsked
+        let (wake, taken) = (wake, job)
+        Task {
+            let outcome = await Offload.run("io.ssvc.state-write") { taken.run() } ?? Outcome()
+            await wake(.written(outcome))
+        }
     }
 
-    private func saveState(_ source: Source) {
-        stateDirty = false
-        guard let store else { return }
-        do {
-            let leftOut = try store.save(source.state())
-            if leftOut != responsesLeftOut, !leftOut.isEmpty {
+    /// Says what a write did: a failure once, a recovery once.
+    private func record(_ outcome: Outcome) {
+        switch outcome.state {
+        case nil:
+            break
+        case let .success(leftOut):
+            if leftOut != responsesLeftOut, !leftOut.isEmpty, let store {
                 logger.warning(
                     "the state is past \(StateStore.maximumBytes >> 20) MiB: the stored responses of \(leftOut.joined(separator: ", ")) are left out of \(store.path) (kept in memory; after a restart those apps fetch their documents whole)",
                     metadata: ["SSVC_ERROR": "state past \(StateStore.maximumBytes) bytes"]
                 )
             }
             responsesLeftOut = leftOut
-            if stateProblem != nil { logger.notice("state written again to \(store.path)") }
+            if stateProblem != nil, let store { logger.notice("state written again to \(store.path)") }
             stateProblem = nil
-        } catch {
+        case let .failure(problem):
             if stateProblem == nil {
                 logger.error(
-                    "cannot save the state, keeping it in memory and trying again from time to time: \(error)",
-                    metadata: ["SSVC_ERROR": "\(error)"]
+                    "cannot save the state, keeping it in memory and trying again from time to time: \(problem.description)",
+                    metadata: ["SSVC_ERROR": "\(problem.description)"]
                 )
             }
-            stateProblem = error.description
+            stateProblem = problem.description
         }
-    }
-
-    private func writeMetrics(_ source: Source) {
-        metricsDirty = false
-        guard let path = metricsPath else { return }
-        do {
-            try FileSystem.replace(path, with: MetricsExposition.render(source.metrics()), mode: 0o644, durable: false)
+        // A reload may have moved the file meanwhile: the old one's fate is not news.
+        guard let result = outcome.metrics, outcome.metricsPath == metricsPath, let path = metricsPath else { return }
+        switch result {
+        case .success:
             if metricsProblem != nil { logger.info("metrics file \(path) written again") }
             metricsProblem = nil
-        } catch {
+        case let .failure(problem):
             if metricsProblem == nil {
-                logger.warning("cannot write the metrics file: \(error)", metadata: ["SSVC_ERROR": "\(error)"])
+                logger.warning("cannot write the metrics file: \(problem.description)", metadata: ["SSVC_ERROR": "\(problem.description)"])
             }
-            metricsProblem = error.description
+            metricsProblem = problem.description
         }
     }
 
@@ -171,7 +317,7 @@ final class StateWriter {
     /// and starts the doubling over.
     private func settleRetry() {
         guard stateProblem == nil, metricsProblem == nil else {
-            guard retry == nil, !stopped else { return }
+            guard retry == nil, !closing else { return }
             let wake = wake
             retry = clock.schedule(after: retryDelay, leeway: .seconds(1)) { await wake(.retry) }
             retryDelay = min(retryDelay * 2, Self.retrySeconds.upperBound)

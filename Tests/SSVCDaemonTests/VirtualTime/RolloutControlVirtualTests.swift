@@ -84,7 +84,7 @@ struct RolloutControlVirtualTests {
         #expect(held.status == .upToDate && held.hold == "1.0" && held.heldVersion == "2.0" && held.heldBy == "hold")
         #expect(held.holdSince == RFC3339.format(Self.epoch) && held.heldSince == RFC3339.format(Self.epoch))
         #expect(server.requests.count == 1, "a hold fetches nothing")
-        #expect(daemon.stateFile?.apps["a"]?.hold?.version == "1.0", "on disk before the call answers: a crash the next moment keeps it")
+        #expect(daemon.stateFileNow?.apps["a"]?.hold?.version == "1.0", "on disk before the call answers: a crash the next moment keeps it")
         let set = daemon.record.entries.first { $0.message == "a: held at 1.0 (by uid 1000): nothing newer is offered until ssvcctl unhold a" }
         #expect(set?.metadata["MESSAGE_ID"] == MessageID.holdChanged.rawValue && set?.metadata["SSVC_CALLER_UID"] == "1000")
         let kept = daemon.record.entries.filter { $0.message.hasPrefix("a: 2.0 kept back by the hold at 1.0") }
@@ -108,12 +108,13 @@ struct RolloutControlVirtualTests {
         _ = await daemon.service.checkNow("a")
         #expect(await daemon.service.status(of: "a")?.first?.heldVersion == "2.0")
         let lifted = try #require(await daemon.service.unhold("a", caller: 0))
-        #expect(daemon.stateFile?.apps["a"]?.hold == nil, "lifted on disk at once")
+        #expect(daemon.stateFileNow?.apps["a"]?.hold == nil, "lifted on disk before the call answers")
         #expect(lifted.status == .updateAvailable && lifted.hold == nil && lifted.heldVersion == nil)
         #expect(daemon.record.count("a: hold at 1.0 lifted (by uid 0)") == 1)
         #expect(daemon.record.count("a: 2.0 no longer kept back (hold); status update-available") == 1)
         await clock.advance(by: 1)
-        #expect(daemon.stateFile?.apps["a"]?.hold == nil && daemon.stateFile?.apps["a"]?.held == nil)
+        let written = await daemon.stateFile
+        #expect(written?.apps["a"]?.hold == nil && written?.apps["a"]?.held == nil)
         await Stage.end(daemon, server)
     }
 
@@ -227,6 +228,32 @@ struct RolloutControlVirtualTests {
                         "name = \"a\"\nurl = \"\(server.url("/a"))\"\nschedule = \"hourly\"\nversion = \"1.7\"")
         try await daemon.service.reload()
         #expect(try await daemon.service.hold("a", at: nil, caller: nil).hold == "1.7", "the configured version, not the one the last check read")
+        await Stage.end(daemon, server)
+    }
+
+    @Test("unhold lifts the hold kept for an app no longer configured; then the name is no app at all (issue 52)")
+    func unholdOfUnconfigured() async throws {
+        let (clock, server) = try await Stage.stage { _ in VirtualTimeTests.body("2.0") }
+        let appB = Self.hourly("b", server)
+        let daemon = try VirtualDaemon(daemon: "first-check-window-seconds = 0", apps: Self.hourly("a", server) + appB, clock: clock, transport: server)
+        await daemon.start()
+        await clock.advance(by: 0)
+        _ = try await daemon.service.hold("b", at: "1.5", caller: nil)
+        try daemon.edit(appB, "")
+        try await daemon.service.reload()
+        let kept = await daemon.stateFile
+        #expect(kept?.apps["b"]?.hold?.version == "1.5", "kept for when it comes back")
+
+        let lifted = try #require(await daemon.service.unhold("b", caller: 1000))
+        #expect(lifted.name == "b" && lifted.hold == nil && lifted.note == "not configured: its hold at 1.5 is lifted", "\(lifted)")
+        #expect(daemon.stateFileNow?.apps["b"] == nil, "gone from disk before the call answers")
+        let said = daemon.record.entries.first { $0.message == "b: hold at 1.5 lifted (by uid 1000); the app is not configured" }
+        #expect(said?.metadata["MESSAGE_ID"] == MessageID.holdChanged.rawValue && said?.metadata["SSVC_CALLER_UID"] == "1000", "\(daemon.record.messages)")
+        #expect(await daemon.service.unhold("b", caller: 1000) == nil, "no hold and no app: no such app")
+
+        try daemon.edit("[[app]]\nname = \"a\"", appB + "[[app]]\nname = \"a\"")
+        try await daemon.service.reload()
+        #expect(await daemon.service.status(of: "b")?.first?.hold == nil, "back without the hold")
         await Stage.end(daemon, server)
     }
 }

@@ -143,8 +143,17 @@ final class VirtualDaemon {
         await service.status(of: app)?.first.map(AppStatusView.init)
     }
 
-    /// The state file as written, nil when there is none.
+    /// The state file as written, nil when there is none, once the write
+    /// under way (off the executor) has ended.
     var stateFile: DaemonState? {
+        get async {
+            await service.writesSettled()
+            return stateFileNow
+        }
+    }
+
+    /// The state file as it is now, a write under way or not.
+    var stateFileNow: DaemonState? {
         guard FileManager.default.fileExists(atPath: statePath) else { return nil }
         return try? StateStore(directory: stateDirectory).load(now: clock.now).state
     }

@@ -1,0 +1,78 @@
+import Foundation
+import SSVCPosix
+import SSVCTestSupport
+import Testing
+
+/// Holds pipelined on one connection while the disk is slow (issue 52):
+/// their state writes run off the daemon's thread and are shared, and other
+/// clients are answered meanwhile. The slow disk is `strace` delaying every
+/// fsync of the daemon by 2 s, so the order of the replies, not a clock,
+/// shows where the time went.
+@Suite("holds under a storm and a slow disk", .processSlot)
+struct HoldStormTests {
+    static let apps = 50
+    static let holds = 100
+    static let fsyncDelay = 2.0
+
+    @Test("100 pipelined holds share a few state writes and metrics files; another client's GetStatus is answered before the first hold (issue 52)")
+    func slowDiskStorm() async throws {
+        let folder = try TemporaryFolder()
+        let document = "file://" + (try folder.file("r.json", goodBody))
+        let metrics = folder.url.appendingPathComponent("ssvc.prom").path
+        let apps = (0..<Self.apps).map { appTable("a\($0)", url: document) }.joined(separator: "\n")
+        let daemon = try DaemonProcess(daemon: "metrics-file = \"\(metrics)\"", apps: apps, folder: folder)
+        defer { daemon.abandon() }
+        #expect(await daemon.wait(30) { (0..<Self.apps).allSatisfy { daemon.app("a\($0)")?["lastSuccess"] != nil } }, "\(daemon.log)")
+        // The start's writes are done once the metrics file names every app.
+        #expect(await daemon.wait { ((try? String(contentsOfFile: metrics, encoding: .utf8)) ?? "").contains("app=\"a\(Self.apps - 1)\"") })
+
+        let trace = folder.url.appendingPathComponent("strace.txt").path
+        let delay = "\(Int(Self.fsyncDelay * 1_000_000))"
+        let tracer = try ChildProcess("/usr/bin/strace", [
+            "-f", "-e", "trace=fsync,rename,renameat,renameat2", "-e", "inject=fsync:delay_enter=\(delay)", "-p", "\(daemon.process.pid)", "-o", trace,
+        ])
+        defer { kill(tracer.pid, SIGKILL) }
+        func traced() -> Bool {
+            let status = (try? String(contentsOfFile: "/proc/\(daemon.process.pid)/status", encoding: .utf8)) ?? ""
+            return status.split(separator: "\n").contains { $0.hasPrefix("TracerPid:") && !$0.hasSuffix("\t0") }
+        }
+        try #require(await eventually(within: 10, every: 0.05) { traced() }, "strace did not attach")
+
+        // Each hold changes its app's: the first 50 at 0.9, the next 50 at 0.8.
+        let expected = (0..<Self.holds).map { ("a\($0 % Self.apps)", $0 < Self.apps ? "0.9" : "0.8") }
+        let storm = try RawConnection(daemon.socketPath)
+        storm.send(expected.map { #"{"method":"io.ssvc.Daemon.Hold","parameters":{"app":"\#($0.0)","version":"\#($0.1)"}}"# + "\u{0}" }.joined())
+        let probe = try RawConnection(daemon.socketPath)
+        let (status, _) = await probe.ask("io.ssvc.Daemon.GetStatus", #"{"app":"a1"}"#, within: 60)
+        #expect(status.isReply, "\(status)")
+        // The first hold waits for a write of two fsyncs, each 2 s slow: a
+        // daemon that wrote on its one thread answered the probe after it.
+        var pending: UInt8 = 0
+        let early = recv(storm.descriptor, &pending, 1, Int32(MSG_PEEK | MSG_DONTWAIT))
+        #expect(early < 0, "a hold was answered before another client's GetStatus: the write held the daemon")
+
+        // Shared writes answer them all in a few writes' time; one write
+        // per hold would take 100 times 4 s.
+        var answered: [(String, String)] = []
+        let deadline = ContinuousClock.now + .seconds(90)
+        while answered.count < Self.holds, ContinuousClock.now < deadline {
+            guard let reply = await storm.receive(within: 60).message, let app = (reply["parameters"] as? [String: Any])?["app"] as? [String: Any] else { break }
+            answered.append(((app["name"] as? String) ?? "", (app["hold"] as? String) ?? ""))
+        }
+        #expect(answered.count == Self.holds && zip(answered, expected).allSatisfy { $0.0 == $0.1 }, "answered in order, each with its hold: \(answered.prefix(5))")
+        kill(tracer.pid, SIGINT)
+        _ = await tracer.exitCode()
+
+        let lines = ((try? String(contentsOfFile: trace, encoding: .utf8)) ?? "").split(separator: "\n")
+        // A rename's target; its temporary is "NAME.tmp-…".
+        let stateWrites = lines.filter { $0.contains("rename") && $0.contains("\"state.json\"") }.count
+        let metricsWrites = lines.filter { $0.contains("rename") && $0.contains("\"ssvc.prom\"") }.count
+        // One write for the first hold, one or two for the 99 that came
+        // while it ran; the metrics follow their one-second batch.
+        #expect((1...6).contains(stateWrites), "\(stateWrites) state writes for \(Self.holds) holds")
+        #expect(metricsWrites <= 8, "\(metricsWrites) metrics files for \(Self.holds) holds")
+        let held = (0..<Self.apps).map { daemon.app("a\($0)")?["hold"] as? [String: Any] }.map { $0?["version"] as? String }
+        #expect(held.allSatisfy { $0 == "0.8" }, "on disk: \(held)")
+        #expect(await daemon.stop() == 0)
+    }
+}
