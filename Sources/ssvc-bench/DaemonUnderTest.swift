@@ -38,16 +38,31 @@ final class DaemonUnderTest {
         if geteuid() != 0, let group = getgrgid(getegid()) {
             text += "control-group = \"\(String(cString: group.pointee.gr_name))\"\n"
         }
+        // Past a main file's 1 MiB, one file per app in apps.d.
+        let inFolder = apps > 5_000
+        if inFolder {
+            text += "apps-dir = \"apps.d\"\n"
+            guard mkdir(folder + "/apps.d", 0o755) == 0 else { throw BenchError("cannot make \(folder)/apps.d") }
+        }
         for index in 0..<apps {
             let server = url.map { "url = \"\($0)\"\n" } ?? ""
-            text += "\n[[app]]\nname = \"app\(index)\"\n\(server)schedule = \"hourly\"\nversion = \"1.0\"\n\(appSettings)\n"
+            let app = "name = \"app\(index)\"\n\(server)schedule = \"hourly\"\nversion = \"1.0\"\n\(appSettings)\n"
+            if inFolder {
+                try Self.writeFile(app, to: folder + "/apps.d/app\(index).toml")
+            } else {
+                text += "\n[[app]]\n" + app
+            }
         }
         self.ssvcd = ssvcd
         configuration = folder + "/ssvcd.toml"
-        guard let file = fopen(configuration, "w") else { throw BenchError("cannot write \(configuration)") }
+        try Self.writeFile(text, to: configuration)
+        (process, startedAt) = try Self.spawn(ssvcd, configuration, notifySocket: notifySocket)
+    }
+
+    private static func writeFile(_ text: String, to path: String) throws(BenchError) {
+        guard let file = fopen(path, "w") else { throw BenchError("cannot write \(path)") }
         fputs(text, file)
         fclose(file)
-        (process, startedAt) = try Self.spawn(ssvcd, configuration, notifySocket: notifySocket)
     }
 
     private static func spawn(_ ssvcd: String, _ configuration: String, notifySocket: String?) throws(BenchError) -> (ChildProcess, Double) {

@@ -236,6 +236,68 @@ struct DaemonFigures {
         daemon.stop()
     }
 
+    /// One client that pipelines `holds` Hold calls, as many as the socket
+    /// takes, on `apps` apps: what the daemon writes per hold, and another
+    /// client's GetStatus meanwhile (issue 52: one state and metrics file
+    /// per hold wrote 6.4 MB a hold at 10,000 apps, and GetStatus waited 23 s).
+    func holdStorm(apps: Int = 10_000, holds: Int = 1_000) throws(BenchError) {
+        let daemon = try DaemonUnderTest(ssvcd: ssvcd, apps: apps, url: server.url, daemonSettings: "metrics-file = \"ssvc.prom\"")
+        try daemon.waitForFirstChecks(within: 300)
+        // The first checks' batched write has ended.
+        usleep(2_500_000)
+        let storm: Int32
+        do {
+            storm = try UnixSocket.connected(to: daemon.socketPath)
+        } catch {
+            throw BenchError("cannot connect to \(daemon.socketPath): \(error)")
+        }
+        defer { close(storm) }
+        _ = fcntl(storm, F_SETFL, fcntl(storm, F_GETFL) | O_NONBLOCK)
+        let calls = (0..<holds).map { VarlinkClient.message(.hold, parameters: ["app": "app\($0 % apps)", "version": "0.9"]) }
+        let block = Array(calls.joined())
+        let probe = try daemon.connect()
+        let status = VarlinkClient.message(.getStatus, parameters: ["app": "app1"])
+        let writtenBefore = ProcFile.firstNumber(in: "/proc/\(daemon.process.pid)/io", key: "write_bytes:") ?? 0
+        var (sent, answered) = (0, 0)
+        var latencies: [Double] = []
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        let start = MonotonicClock.seconds()
+        while answered < holds {
+            if sent < block.count {
+                let count = block[sent...].withUnsafeBytes { send(storm, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT)) }
+                if count > 0 { sent += count }
+            }
+            while true {
+                let count = buffer.withUnsafeMutableBytes { recv(storm, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+                guard count > 0 else { break }
+                answered += buffer[..<count].filter { $0 == 0 }.count
+            }
+            let asked = MonotonicClock.seconds()
+            try probe.roundTrip(status)
+            latencies.append((MonotonicClock.seconds() - asked) * 1e3)
+            guard MonotonicClock.seconds() - start < 300 else { throw BenchError("\(answered) of \(holds) holds answered in 300 s") }
+        }
+        let seconds = MonotonicClock.seconds() - start
+        // The metrics file follows within a second.
+        usleep(1_500_000)
+        let written = (ProcFile.firstNumber(in: "/proc/\(daemon.process.pid)/io", key: "write_bytes:") ?? 0) - writtenBefore
+        let sizes = ["state/state.json", "ssvc.prom"].map { name in
+            var info = stat()
+            return stat(daemon.folder + "/" + name, &info) == 0 ? Int(info.st_size) : 0
+        }
+        latencies.sort()
+        report(
+            "\(holds) holds pipelined, \(apps) apps",
+            "\(String(mebibytes: written / 1_024)) MiB written (\(written / holds / 1_024) KiB a hold), \(Int(Double(holds) / seconds)) holds/s; "
+                + "another client's GetStatus p50 \(String(format1: latencies[latencies.count / 2])) ms, max \(String(format1: latencies.last ?? 0)) ms over \(latencies.count) calls",
+            target: "under 100 MB for 1,000 holds, GetStatus under 100 ms",
+            method: "one non-blocking connection sending every Hold call as fast as the socket takes them, another timing GetStatus(app1) "
+                + "back to back; write_bytes from /proc/PID/io; a state file of \(String(format1: Double(sizes[0]) / 1_048_576)) MiB, "
+                + "a metrics file of \(String(format1: Double(sizes[1]) / 1_048_576)) MiB; release build"
+        )
+        daemon.stop()
+    }
+
     /// The daemon's CPU for 1,000 checks against `curl -s URL | jq .`.
     func checkCost(checks: Int = 1_000) throws(BenchError) {
         let daemon = try DaemonUnderTest(ssvcd: ssvcd, apps: 1, url: server.url, minimumInterval: 0)

@@ -34,7 +34,9 @@ struct NeverWedgeTests {
         }
         #expect(listener.sendWithoutWaiting() == EAGAIN, "still full: nobody read while the daemon answered")
         #expect(await daemon.stop() == 0)
-        #expect(daemon.stopSeconds < 5)
+        // A stop that waited for the supervisor would never end (killed at
+        // 10 s); beside Tests/busy and a build a quick one took 5.7 s.
+        #expect(daemon.stopSeconds < 9, "\(daemon.stopSeconds) s")
     }
 
     /// Files that crashed or overflowed TOMLKit, the TOML library ssvc
@@ -174,7 +176,8 @@ struct NeverWedgeTests {
         let second = try ChildProcess(try Executable.path("ssvcctl"), ["--socket", daemon.socketPath, "check", "cmd", "--timeout", "20"], output: "/dev/null", error: "/dev/null")
         await pause(0.5)
         #expect(await daemon.stop() == 0)
-        #expect(daemon.stopSeconds < 2, "stopped in \(daemon.stopSeconds) s, not after the command's 5 s")
+        // Waiting out the command would take the 4.5 s left of its limit.
+        #expect(daemon.stopSeconds < 4.5, "stopped in \(daemon.stopSeconds) s, not after the command's 5 s")
         _ = await second.exitCode()
     }
 

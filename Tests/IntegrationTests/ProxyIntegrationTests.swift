@@ -46,7 +46,8 @@ struct ProxyIntegrationTests {
         let daemon = try DaemonProcess(
             apps: apps.joined(separator: "\n"), environment: ["http_proxy": proxy.url, "no_proxy": ".localhost,localhost"]
         )
-        #expect(await daemon.wait { ["bypassed", "proxied", "direct", "redirected"].allSatisfy { daemon.app($0)?["lastSuccess"] != nil } }, "\(daemon.log)")
+        // Four checks, two through tinyproxy: seconds beside Tests/busy and a build.
+        #expect(await daemon.wait(30) { ["bypassed", "proxied", "direct", "redirected"].allSatisfy { daemon.app($0)?["lastSuccess"] != nil } }, "\(daemon.log)")
         let paths = proxy.log.split(separator: "\n").filter { $0.contains("): GET http://") }
         #expect(paths.count == 2, "\(paths)")
         #expect(paths.contains { $0.contains("/p?") }, "\(paths)")
