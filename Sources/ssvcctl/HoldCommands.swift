@@ -67,14 +67,31 @@ struct UnholdCommand: ParsableCommand {
 
     func run() throws {
         let connection = try client.connect(defaultTimeout: 10)
-        // Asked first only to say which it was: a hold lifted, or none.
-        let before = try decodeApps(try request(connection, .getStatus, app: app)).first?.hold
+        // Asked first only to say which it was: a hold lifted, or none. An
+        // app no longer configured has no status, but the daemon may keep
+        // its hold, which Unhold lifts (or answers NoSuchApp).
+        var configured = true
+        var before: String?
+        do {
+            let status = try request(connection, .getStatus, app: app) { error in
+                configured = error.remoteName != .noSuchApp
+                return !configured
+            }
+            before = try decodeApps(status).first?.hold
+        } catch {
+            if configured { throw error }
+        }
         let released = try decodeApp(try request(connection, .unhold, app: app))
         guard !json else {
             print(ConsoleJSON.text(["app": released]))
             return
         }
         let name = DisplayText.escaped(released.name)
+        guard configured else {
+            // "not configured: its hold at 1.5 is lifted", from the daemon.
+            print("\(name): \(DisplayText.escaped(released.note ?? "hold lifted"))")
+            return
+        }
         print(before.map { "\(name): hold at \(DisplayText.escaped($0)) lifted" } ?? "\(name) was not held")
         print(AppTable.render([released]))
     }

@@ -59,6 +59,24 @@ struct ControlRobustnessTests {
         #expect(await daemon.stop() == 0)
     }
 
+    @Test("a hold, then a message over 64 KiB on the same connection: the hold is answered once written, then the connection closed")
+    func answeredBeforeTooLong() async throws {
+        let daemon = try await controlDaemon()
+        // The hold's write is still under way when the bad message is read.
+        let disk = try await SlowDisk(pid: daemon.process.pid, seconds: 1, trace: daemon.folder.url.appendingPathComponent("strace.txt").path)
+        defer { kill(disk.tracer.pid, SIGKILL) }
+        let client = try RawConnection(daemon.socketPath)
+        client.send(Array(#"{"method":"io.ssvc.Daemon.Hold","parameters":{"app":"alpha","version":"0.9"}}"#.utf8) + [0]
+            + Array(repeating: UInt8(ascii: " "), count: 70 * 1024) + [0])
+        let reply = await client.receive(within: 10)
+        #expect(reply.isReply, "the hold made before the bad message is answered: \(reply)")
+        #expect(await client.receive(within: 5).isClosed)
+        _ = await disk.end()
+        #expect((daemon.app("alpha")?["hold"] as? [String: Any])?["version"] as? String == "0.9")
+        try await expectHealthy(daemon)
+        #expect(await daemon.stop() == 0)
+    }
+
     @Test("a client that sends over 64 KiB and closes at once is named by its uid, not as an unknown peer (issue 52)")
     func bigThenGone() async throws {
         let daemon = try await controlDaemon()

@@ -26,17 +26,8 @@ struct HoldStormTests {
         // The start's writes are done once the metrics file names every app.
         #expect(await daemon.wait { ((try? String(contentsOfFile: metrics, encoding: .utf8)) ?? "").contains("app=\"a\(Self.apps - 1)\"") })
 
-        let trace = folder.url.appendingPathComponent("strace.txt").path
-        let delay = "\(Int(Self.fsyncDelay * 1_000_000))"
-        let tracer = try ChildProcess("/usr/bin/strace", [
-            "-f", "-e", "trace=fsync,rename,renameat,renameat2", "-e", "inject=fsync:delay_enter=\(delay)", "-p", "\(daemon.process.pid)", "-o", trace,
-        ])
-        defer { kill(tracer.pid, SIGKILL) }
-        func traced() -> Bool {
-            let status = (try? String(contentsOfFile: "/proc/\(daemon.process.pid)/status", encoding: .utf8)) ?? ""
-            return status.split(separator: "\n").contains { $0.hasPrefix("TracerPid:") && !$0.hasSuffix("\t0") }
-        }
-        try #require(await eventually(within: 10, every: 0.05) { traced() }, "strace did not attach")
+        let disk = try await SlowDisk(pid: daemon.process.pid, seconds: Self.fsyncDelay, trace: folder.url.appendingPathComponent("strace.txt").path)
+        defer { kill(disk.tracer.pid, SIGKILL) }
 
         // Each hold changes its app's: the first 50 at 0.9, the next 50 at 0.8.
         let expected = (0..<Self.holds).map { ("a\($0 % Self.apps)", $0 < Self.apps ? "0.9" : "0.8") }
@@ -60,10 +51,7 @@ struct HoldStormTests {
             answered.append(((app["name"] as? String) ?? "", (app["hold"] as? String) ?? ""))
         }
         #expect(answered.count == Self.holds && zip(answered, expected).allSatisfy { $0.0 == $0.1 }, "answered in order, each with its hold: \(answered.prefix(5))")
-        kill(tracer.pid, SIGINT)
-        _ = await tracer.exitCode()
-
-        let lines = ((try? String(contentsOfFile: trace, encoding: .utf8)) ?? "").split(separator: "\n")
+        let lines = await disk.end()
         // A rename's target; its temporary is "NAME.tmp-…".
         let stateWrites = lines.filter { $0.contains("rename") && $0.contains("\"state.json\"") }.count
         let metricsWrites = lines.filter { $0.contains("rename") && $0.contains("\"ssvc.prom\"") }.count

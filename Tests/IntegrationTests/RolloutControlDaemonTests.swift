@@ -106,6 +106,28 @@ struct RolloutControlDaemonTests {
         #expect(await daemon.wait { (try? String(contentsOfFile: prom, encoding: .utf8))?.contains("ssvc_update_held{app=\"app\"} 0") == true })
     }
 
+    @Test("ssvcctl unhold lifts the hold kept for an app taken out of the configuration; then the app is no more (issue 52)")
+    func unholdOfRemovedApp() async throws {
+        let server = try await VersionServer(scenario: ["body": #"{"SSVCLatestVersionKey":"2.0"}"#])
+        let gone = appTable("gone", url: server.url("/g"))
+        let daemon = await started(try DaemonProcess(apps: appTable("app", url: server.url("/a")) + "\n" + gone))
+        defer { daemon.abandon() }
+        let socket = ["--socket", daemon.socketPath]
+        #expect(try await Executable.run("ssvcctl", socket + ["hold", "gone", "1.5"]).status == 0)
+        let config = try String(contentsOfFile: daemon.configPath, encoding: .utf8)
+        try config.replacingOccurrences(of: gone, with: "").write(toFile: daemon.configPath, atomically: true, encoding: .utf8)
+        #expect(try await Executable.run("ssvcctl", socket + ["reload"]).status == 0)
+        #expect((daemon.app("gone")?["hold"] as? [String: Any])?["version"] as? String == "1.5", "kept for when it comes back")
+
+        let lifted = try await Executable.run("ssvcctl", socket + ["unhold", "gone"])
+        #expect(lifted.status == 0 && lifted.standardOutput == "gone: not configured: its hold at 1.5 is lifted\n", "\(lifted.standardOutput)\(lifted.standardError)")
+        #expect(daemon.app("gone") == nil, "gone from the state file")
+        #expect(daemon.log.contains("gone: hold at 1.5 lifted (by uid \(getuid())); the app is not configured"), "\(daemon.log)")
+        let again = try await Executable.run("ssvcctl", socket + ["unhold", "gone"])
+        #expect(again.status == 1 && again.standardError == "ssvcctl: no such app: gone\n", "\(again.standardError)")
+        #expect(await daemon.stop() == 0)
+    }
+
     @Test("hold's errors: no such app, a version the scheme cannot read, nothing known to hold at; as nobody, permission denied")
     func holdErrors() async throws {
         let server = try await VersionServer(scenario: ["body": #"{"SSVCLatestVersionKey":"2.0"}"#])

@@ -159,14 +159,17 @@ package final class ControlServer: Service {
                 let answers = ReplyQueue(capacity: Self.waitingAnswers)
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     group.addTask { try await self.reply(answers, on: connection, to: outbound, closer: closer, peer: peer) }
+                    // A read that fails (a message past the limit) ends the
+                    // connection once the answers already made have gone out.
+                    var failure: (any Error)?
                     do {
                         try await self.read(inbound, into: answers, peer: peer, closer: closer)
                     } catch {
-                        await answers.finish()
-                        throw error
+                        failure = error
                     }
                     await answers.finish()
                     try await group.waitForAll()
+                    if let failure { throw failure }
                 }
             }
         } catch {
