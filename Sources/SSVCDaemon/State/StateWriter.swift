@@ -97,6 +97,9 @@ final class StateWriter {
     /// The metrics file is due: its batch ran out, or a caller asked.
     /// A hold writes the state at once and leaves the metrics to the batch.
     private var metricsDue = false
+    /// The state file is due: its batch ran out, or a caller asked. A
+    /// change made while a write runs waits for its batch all the same.
+    private var stateDue = false
     /// Why a file cannot be written now; said once, and once more when it
     /// can again. While either is set, the retry timer is armed.
     private(set) var stateProblem: String?
@@ -152,12 +155,12 @@ final class StateWriter {
         switch event {
         case .batch:
             batch = nil
-            metricsDue = true
+            (stateDue, metricsDue) = (true, true)
         case .retry:
             retry = nil
             if stateProblem != nil { stateDirty = true }
             if metricsProblem != nil { metricsDirty = true }
-            metricsDue = true
+            (stateDue, metricsDue) = (true, true)
         case let .written(outcome):
             if let writing { lastWritten = writing }
             writing = nil
@@ -174,7 +177,7 @@ final class StateWriter {
     func writeNow(_ source: Source, state: Bool = false, metrics: Bool = false) -> Ticket {
         stateDirty = stateDirty || state
         metricsDirty = metricsDirty || metrics
-        metricsDue = true
+        (stateDue, metricsDue) = (true, true)
         batch?.cancel()
         batch = nil
         lastAsked += 1
@@ -187,6 +190,7 @@ final class StateWriter {
     /// runs share the next one.
     func save(_ source: Source) -> Ticket {
         stateDirty = true
+        stateDue = true
         lastAsked += 1
         write(source)
         return lastAsked
@@ -248,11 +252,13 @@ final class StateWriter {
         guard writing == nil else { return }
         guard !closing else { return answerIdle() }
         var job = Job()
-        if stateDirty, let store {
+        if stateDue, stateDirty, let store {
             job.store = store
             job.state = source.state()
+            stateDirty = false
         }
-        stateDirty = false
+        if stateDue, store == nil { stateDirty = false }
+        stateDue = false
         if metricsDue, metricsDirty, let metricsPath {
             job.metricsPath = metricsPath
             job.metrics = source.metrics()
