@@ -14,12 +14,8 @@ struct InProcessConfigurationTests {
         let tracer = try ChildProcess("/usr/bin/strace", ["-f", "-e", "trace=clone,clone3,fork,vfork,execve", "-p", "\(pid)", "-o", trace])
         defer { kill(tracer.pid, SIGKILL) }  // reaped by ChildProcess when released
         // Attached once the daemon's status names a tracer.
-        func traced() -> Bool {
-            let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
-            return status.split(separator: "\n").contains { $0.hasPrefix("TracerPid:") && !$0.hasSuffix("\t0") }
-        }
-        _ = await eventually(within: 10, every: 0.05) { traced() }
-        try #require(traced(), "strace did not attach to \(pid)")
+        _ = await eventually(within: 10, every: 0.05) { isTraced(pid) }
+        try #require(isTraced(pid), "strace did not attach to \(pid)")
         try await body()
         kill(tracer.pid, SIGINT)
         _ = await tracer.exitCode()

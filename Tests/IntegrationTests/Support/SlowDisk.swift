@@ -17,11 +17,7 @@ struct SlowDisk {
             "-f", "-e", "trace=fsync,rename,renameat,renameat2", "-e", "inject=fsync:delay_enter=\(Int(seconds * 1_000_000))",
             "-p", "\(pid)", "-o", trace,
         ])
-        func traced() -> Bool {
-            let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
-            return status.split(separator: "\n").contains { $0.hasPrefix("TracerPid:") && !$0.hasSuffix("\t0") }
-        }
-        let attached = await eventually(within: 10, every: 0.05) { traced() }
+        let attached = await eventually(within: 10, every: 0.05) { isTraced(pid) }
         if !attached { kill(tracer.pid, SIGKILL) }
         try #require(attached, "strace did not attach to \(pid)")
     }
@@ -32,4 +28,10 @@ struct SlowDisk {
         _ = await tracer.exitCode()
         return ((try? String(contentsOfFile: trace, encoding: .utf8)) ?? "").split(separator: "\n")
     }
+}
+
+/// Whether a tracer (strace) is attached to `pid`, as its status says.
+func isTraced(_ pid: pid_t) -> Bool {
+    let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
+    return status.split(separator: "\n").contains { $0.hasPrefix("TracerPid:") && !$0.hasSuffix("\t0") }
 }
