@@ -60,6 +60,22 @@ package struct AppStatus: Sendable, Equatable, Codable {
     /// Affecting advisories past the ones listed, counted.
     package var advisoriesOmitted: Int?
     package var ignoredAdvisories: [String]?
+    /// `supported`, `security-only`, `ending`, `end-of-life` or `unknown`;
+    /// nil when the app asks about no end of life (SPEC §15).
+    package var lifecycle: LifecycleState?
+    /// The last successful read of its end-of-life data (RFC 3339).
+    package var lifecycleChecked: String?
+    /// The release line the running version belongs to, and its dates
+    /// (`YYYY-MM-DD`): end of active support, end of life, and the end of
+    /// extended support while it lasts past the end of life.
+    package var lifecycleRelease: String?
+    package var supportEnds: String?
+    package var endOfLife: String?
+    package var extendedUntil: String?
+    /// The newest version of that release line.
+    package var latestInRelease: String?
+    /// The installed version differs from the running one (SPEC §15).
+    package var restartPending: RestartPending?
 
     /// An advisory as `App.advisories` shows it.
     package struct Advisory: Sendable, Equatable, Codable {
@@ -79,6 +95,22 @@ package struct AppStatus: Sendable, Equatable, Codable {
             score = finding.score
             fixed = finding.fixed
             url = finding.url
+        }
+    }
+
+    /// A restart that would run the installed version: since when (RFC
+    /// 3339); `overdue` past `restart-pending-critical-days`.
+    package struct RestartPending: Sendable, Equatable, Codable {
+        package var installed: String
+        package var running: String
+        package var since: String
+        package var overdue: Bool
+
+        package init(installed: String, running: String, since: String, overdue: Bool) {
+            self.installed = installed
+            self.running = running
+            self.since = since
+            self.overdue = overdue
         }
     }
 

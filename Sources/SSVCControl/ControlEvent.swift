@@ -12,6 +12,10 @@ package struct ControlEvent: Sendable, Codable, Equatable {
         case hold
         /// The advisories affecting the app changed.
         case advisory
+        /// The app's lifecycle state changed (end of life, SPEC §15).
+        case lifecycle
+        /// A restart became pending, or stopped being so.
+        case restart
     }
 
     package var kind: Kind

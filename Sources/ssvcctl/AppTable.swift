@@ -26,6 +26,8 @@ enum AppTable {
             }
             if let held = held(app) { notes.append("\(app.name): \(held)") }
             notes += advisoryNotes(app).map { "\(app.name): \($0)" }
+            if let lifecycle = lifecycleNote(app) { notes.append("\(app.name): \(lifecycle)") }
+            if let restart = restartNote(app) { notes.append("\(app.name): \(restart)") }
             if let note = app.note { notes.append("\(app.name): \(note)") }
             if let proxy = app.proxy { notes.append("\(app.name): through proxy \(proxy)") }
             if let key = app.signatureKeyId {
@@ -86,6 +88,27 @@ enum AppTable {
         return latest.map { "\(current) -> \($0)" } ?? current
     }
 
+    /// "end-of-life: release 1.23 (end of life 2025-08-12; newest 1.23.12),
+    /// read …"; nil for an app that asks about no end of life.
+    static func lifecycleNote(_ app: AppStatus) -> String? {
+        guard let state = app.lifecycle else { return nil }
+        var dates: [String] = []
+        if let ends = app.supportEnds { dates.append("active support until \(ends)") }
+        if let eol = app.endOfLife { dates.append("end of life \(eol)") }
+        if let extended = app.extendedUntil { dates.append("extended support until \(extended)") }
+        if let latest = app.latestInRelease { dates.append("newest \(latest)") }
+        let release = app.lifecycleRelease.map { ": release \($0)" + (dates.isEmpty ? "" : " (\(dates.joined(separator: "; ")))") } ?? ""
+        let read = app.lifecycleChecked.map { "read \(TimeText.shown($0))" } ?? "never read"
+        return "lifecycle \(state.rawValue)\(release), \(read)"
+    }
+
+    /// "restart pending: 2.0 installed, 1.9 running, since …".
+    static func restartNote(_ app: AppStatus) -> String? {
+        guard let pending = app.restartPending else { return nil }
+        let overdue = pending.overdue ? " (overdue)" : ""
+        return "restart pending: \(pending.installed) installed, \(pending.running) running, since \(TimeText.local(pending.since))\(overdue)"
+    }
+
     static func describe(_ event: ControlEvent) -> String {
         var event = event
         event.app = event.app?.shownToPeople
@@ -113,6 +136,13 @@ enum AppTable {
             guard let app = event.app else { return "\(TimeText.local(event.at)) advisory" }
             let ids = (app.advisories ?? []).map(\.id).joined(separator: ", ")
             return "\(TimeText.local(event.at)) advisory \(app.name) \(app.advisoryState?.rawValue ?? "?")" + (ids.isEmpty ? "" : " (\(ids))")
+        case .lifecycle:
+            guard let app = event.app else { return "\(TimeText.local(event.at)) lifecycle" }
+            let note = lifecycleNote(app).map { String($0.dropFirst("lifecycle ".count)) } ?? "?"
+            return "\(TimeText.local(event.at)) lifecycle \(app.name) \(note)"
+        case .restart:
+            guard let app = event.app else { return "\(TimeText.local(event.at)) restart" }
+            return "\(TimeText.local(event.at)) restart \(app.name): " + (restartNote(app) ?? "no restart pending")
         }
     }
 }
@@ -135,6 +165,14 @@ extension AppStatus {
             advisory.fixed = advisory.fixed.map(shown)
             advisory.url = advisory.url.map(shown)
             return advisory
+        }
+        copy.lifecycleRelease = lifecycleRelease.map(shown)
+        copy.latestInRelease = latestInRelease.map(shown)
+        copy.restartPending = restartPending.map { pending in
+            var pending = pending
+            pending.installed = shown(pending.installed)
+            pending.running = shown(pending.running)
+            return pending
         }
         copy.proxy = proxy.map(shown)
         copy.currentVersion = currentVersion.map(shown)

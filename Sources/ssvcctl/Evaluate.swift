@@ -20,6 +20,10 @@ struct Evaluate: ParsableCommand {
             --version of --package in --ecosystem, and why (the range and event that \
             decided), as ssvcd evaluates them: exit 0 clear, 11 affected with a fix, \
             13 affected without one, 1 error.
+
+            With --lifecycle instead, says where the release line of --version stands in an \
+            endoflife.date answer at --now, by its dates as ssvcd decides: exit 0 supported, \
+            security-only, ending or unknown (no release matches), 14 end of life, 1 error.
             """
     )
 
@@ -33,6 +37,17 @@ struct Evaluate: ParsableCommand {
         "OSV advisories to evaluate instead of a response: an export .zip, a folder of records, one record or an API answer (a path or file:// URL).",
         valueName: "file"))
     var advisories: String?
+
+    @Option(help: ArgumentHelp(
+        "An endoflife.date API v1 answer (a product's or a release's) to evaluate instead of a response (a path, file:// URL or -).",
+        valueName: "file"))
+    var lifecycle: String?
+
+    @Option(help: ArgumentHelp("--lifecycle: " + Evaluate.help(LifecycleKeys.release), valueName: "name"))
+    var release: String?
+
+    @Option(help: ArgumentHelp("--lifecycle: " + Evaluate.help(LifecycleKeys.warnDays), valueName: "days"))
+    var lifecycleWarnDays: Int?
 
     @Option(help: ArgumentHelp("--advisories: the OSV ecosystem (PyPI, npm, Go, crates.io, Debian:12, ...).", valueName: "name"))
     var ecosystem: String?
@@ -139,6 +154,11 @@ struct Evaluate: ParsableCommand {
     private var scheme: VersionScheme { versionScheme ?? (versionPackage != nil ? .debian : format.defaultVersionScheme) }
 
     func validate() throws {
+        if lifecycle != nil {
+            try validateLifecycle()
+            return
+        }
+        if release != nil || lifecycleWarnDays != nil { throw ValidationError("--release and --lifecycle-warn-days go with --lifecycle") }
         if advisories != nil {
             try validateAdvisories()
             return
@@ -231,6 +251,10 @@ struct Evaluate: ParsableCommand {
     }
 
     func run() throws {
+        if let lifecycle {
+            try runLifecycle(lifecycle)
+            return
+        }
         if let advisories {
             try runAdvisories(advisories)
             return

@@ -24,20 +24,36 @@ enum ExitStatus {
         return .success
     }
 
-    /// The code for `apps` as the daemon reports them. Each app has one:
-    /// 11 required (an advisory's fix offered too), 13 affected by an
-    /// advisory with no fix offered, 10 available (its last good answer,
-    /// even while a check fails), 12 no update but a check failing or its
-    /// advisories unknown, else 0. Over several apps the worst, in the order 11, 13, 12, 10, 0
-    /// (SPEC §13): one app's failing check outranks another's update.
+    /// The release line the app runs is past its end of life (SPEC §15).
+    static let endOfLife = ExitCode(14)
+    /// The installed version differs from the running one: a restart is pending.
+    static let restartPending = ExitCode(15)
+
+    /// The codes from worst to mildest (SPEC §15): one app's failing check
+    /// outranks another's update.
+    static let ranked = [updateRequired, affected, endOfLife, checksFailing, restartPending, updateAvailable]
+
+    /// The code for `apps` as the daemon reports them, the worst of each
+    /// app's: 11 required (an advisory's fix offered too), 13 affected by
+    /// an advisory with no fix offered, 14 past its end of life, 10
+    /// available (its last good answer, even while a check fails), 12 no
+    /// update but a check failing or its advisories unknown, 15 a restart
+    /// pending, else 0; over several apps the worst, in the order 11, 13,
+    /// 14, 12, 15, 10, 0.
     static func code(for apps: [AppStatus]) -> ExitCode {
-        let ranked = [updateRequired, affected, checksFailing, updateAvailable]
-        let codes = apps.map { app -> ExitCode in
-            if app.status == .updateRequired { return updateRequired }
-            if app.affectedByAdvisories { return affected }
-            if app.status == .updateAvailable { return updateAvailable }
-            // Advisories unknown (never read, stale, undecided) are never quiet (SPEC §13).
-            return app.consecutiveFailures > 0 || app.advisoryState == .unknown ? checksFailing : .success
+        let codes = apps.flatMap { app -> [ExitCode] in
+            var codes: [ExitCode] = []
+            if app.status == .updateRequired { codes.append(updateRequired) }
+            if app.affectedByAdvisories { codes.append(affected) }
+            if app.lifecycle == .endOfLife { codes.append(endOfLife) }
+            if app.status == .updateAvailable {
+                codes.append(updateAvailable)
+            } else if app.consecutiveFailures > 0 || app.advisoryState == .unknown {
+                // Advisories unknown (never read, stale, undecided) are never quiet (SPEC §13).
+                codes.append(checksFailing)
+            }
+            if app.restartPending != nil { codes.append(restartPending) }
+            return codes
         }
         return ranked.first { codes.contains($0) } ?? .success
     }

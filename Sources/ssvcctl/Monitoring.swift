@@ -25,8 +25,10 @@ enum Monitoring {
     }
 
     /// One plugin line and its exit code: 0 OK, 1 WARNING (an update
-    /// available, or a check failing), 2 CRITICAL (an update required, or
-    /// no success for two periods), 3 UNKNOWN (no answer, no such app).
+    /// available, a check failing, support ending or security-only, a
+    /// restart pending), 2 CRITICAL (an update required, end of life, a
+    /// restart pending past restart-pending-critical-days, or no success
+    /// for two periods), 3 UNKNOWN (no answer, no such app).
     static func plugin(_ result: Result<[AppStatus], Unreachable>) -> (line: String, code: Int32) {
         let apps: [AppStatus]
         switch result {
@@ -48,10 +50,16 @@ enum Monitoring {
         let failing = apps.filter { $0.consecutiveFailures > 0 }
         let vulnerable = apps.filter(\.affectedByAdvisories)
         let unknownAdvisories = apps.filter { $0.advisoryState == .unknown }
+        let endOfLife = apps.filter { $0.lifecycle == .endOfLife }
+        let ending = apps.filter { $0.lifecycle == .ending || $0.lifecycle == .securityOnly }
+        let overdue = apps.filter { $0.restartPending?.overdue == true }
+        let restart = apps.filter { $0.restartPending != nil && $0.restartPending?.overdue != true }
         var counts: [(String, Int)] = [("apps", apps.count), ("update_available", available.count), ("update_required", required.count),
                                        ("stale", stale.count), ("failing", failing.count)]
         // Apps that ask about advisories add their count.
         if apps.contains(where: { $0.advisoryState != nil }) { counts.append(("affected", vulnerable.count)) }
+        if apps.contains(where: { $0.lifecycle != nil }) { counts.append(("end_of_life", endOfLife.count)) }
+        if apps.contains(where: { $0.restartPending != nil }) { counts.append(("restart_pending", restart.count + overdue.count)) }
         let data = counts.map { "'\($0.0)'=\($0.1);;;0;" }.joined(separator: " ")
         func named(_ apps: [AppStatus], versions: Bool) -> String {
             apps.map { versions ? "\($0.name) (\(AppTable.versions($0)))" : $0.name }.joined(separator: ", ")
@@ -64,6 +72,8 @@ enum Monitoring {
                     + ((app.advisories ?? []).count > 3 ? ", ..." : "") + ")"
             }.joined(separator: ", "))
         }
+        if !endOfLife.isEmpty { problems.append("end of life: " + endOfLife.map(Self.lifecycle).joined(separator: ", ")) }
+        if !overdue.isEmpty { problems.append("restart pending too long: " + overdue.map(Self.restart).joined(separator: ", ")) }
         if !stale.isEmpty { problems.append("no success for two periods: \(named(stale, versions: false))") }
         if !problems.isEmpty { return ("SSVC CRITICAL - \(problems.joined(separator: "; ")) | \(data)", 2) }
         var warnings: [String] = []
@@ -73,6 +83,8 @@ enum Monitoring {
         if !failing.isEmpty { warnings.append("checks failing: " + failing.map(Self.failure).joined(separator: ", ")) }
         // Advisories not known are never quiet (SPEC §13).
         if !unknownAdvisories.isEmpty { warnings.append("advisories unknown: " + named(unknownAdvisories, versions: false)) }
+        if !ending.isEmpty { warnings.append("support ending: " + ending.map(Self.lifecycle).joined(separator: ", ")) }
+        if !restart.isEmpty { warnings.append("restart pending: " + restart.map(Self.restart).joined(separator: ", ")) }
         if !warnings.isEmpty { return ("SSVC WARNING - \(warnings.joined(separator: "; ")) | \(data)", 1) }
         let summary = apps.count == 1 ? "\(apps[0].name) \(apps[0].status.rawValue) (\(AppTable.versions(apps[0])))" : "\(apps.count) apps up to date"
         return ("SSVC OK - \(summary) | \(data)", 0)
@@ -83,6 +95,21 @@ enum Monitoring {
     static func failure(_ app: AppStatus) -> String {
         let kept = app.lastSuccess.map { "last good answer \($0) kept" } ?? "no good answer yet"
         return "\(app.name) (\(app.consecutiveFailures) in a row, \(kept))"
+    }
+
+    /// "go (release 1.23, end of life 2025-08-12)", "ubuntu (release 22.04, security only, end of life 2027-04-01)".
+    static func lifecycle(_ app: AppStatus) -> String {
+        var parts: [String] = []
+        if let release = app.lifecycleRelease { parts.append("release \(withoutPipes(release))") }
+        if app.lifecycle == .securityOnly { parts.append("security only") }
+        if let eol = app.endOfLife { parts.append("end of life \(eol)") }
+        return parts.isEmpty ? app.name : "\(app.name) (\(parts.joined(separator: ", ")))"
+    }
+
+    /// "nginx (1.26.1 installed, 1.24.0 running since 2026-11-20T10:00:00Z)".
+    static func restart(_ app: AppStatus) -> String {
+        guard let pending = app.restartPending else { return app.name }
+        return "\(app.name) (\(withoutPipes(pending.installed)) installed, \(withoutPipes(pending.running)) running, since \(pending.since))"
     }
 
     /// `|` written as `\x7c`: the plugin format's separator of performance data.
@@ -110,6 +137,12 @@ enum Monitoring {
                 let ids = (app.advisories ?? []).prefix(3).map(\.id).joined(separator: ", ")
                 notes.append("affected by \(ids)" + (count > 3 ? " and \(count - 3) more" : ""))
             }
+            switch app.lifecycle {
+            case .endOfLife?: notes.append("past its end of life" + (app.endOfLife.map { " (\($0))" } ?? ""))
+            case .ending?: notes.append("end of life on \(app.endOfLife ?? "?")")
+            case .securityOnly?, .supported?, .unknown?, nil: break
+            }
+            if let pending = app.restartPending { notes.append("restart pending (\(pending.installed) installed)") }
             if app.consecutiveFailures > 0 { notes.append("checks failing (\(app.consecutiveFailures) in a row)") }
             if app.stale { notes.append("information may be outdated") }
             if !notes.isEmpty { lines.append("  \(app.name): \(notes.joined(separator: "; "))") }

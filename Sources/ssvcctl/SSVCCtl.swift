@@ -11,8 +11,8 @@ struct SSVCCtl: ParsableCommand {
             --socket PATH (default /run/ssvc/io.ssvc.Daemon) and --timeout SECONDS may come \
             before or after the subcommand. Exit codes: 0 up to date (also ahead and unknown), \
             10 update available, 11 update required, 13 affected by an advisory, \
-            12 no update but a check failing (status and check; over several apps the worst, \
-            11, 13, 12, 10), 1 error, 64 usage. hold and unhold exit 0 once set. \
+            14 end of life, 12 no update but a check failing, 15 restart pending (status and check; \
+            over several apps the worst, 11, 13, 14, 12, 15, 10), 1 error, 64 usage. hold and unhold exit 0 once set. \
             ssvcctl --version prints the version.
             """,
         subcommands: [Status.self, Check.self, Watch.self, Reload.self, HoldCommand.self, UnholdCommand.self, Evaluate.self, Motd.self]

@@ -71,7 +71,7 @@ struct EndOfLifeAnswerTests {
         (#"{"result":{"name":"1.0","eolFrom":"27-02-03"}}"#, "is not a date"),
         (#"{"result":{"name":"1.0","isEol":"yes"}}"#, "result.isEol: expected true, false or null"),
         (#"{"result":{"name":"","isEol":true}}"#, "an empty release name"),
-        (#"{"result":{"name":"1.0\u001b[31m","isEol":true}}"#, "control or formatting character: '1.0\\x1b[31m'"),
+        (#"{"result":{"name":"1.0\u001b[31m","isEol":true}}"#, "a release name holding U+001B, a control or formatting character"),
         (#"{"result":{"name":"1.0","isEol":true,"latest":{"name":"1.0\u202e"}}}"#, "result.latest.name: not a version string"),
     ])
     func refused(text: String, expected: String) {

@@ -151,6 +151,39 @@ struct ConfigurationLoaderTests {
         #expect(packaged.apps.first?.advisories?.sourceKind == .folder)
     }
 
+    @Test("lifecycle and restart pending: the keys read, their defaults, {product} replaced and encoded, an app without url")
+    func lifecycle() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let set = try load("""
+            [[app]]
+            name = "lambda"
+            version = "18.20.4"
+            lifecycle = "endoflife"
+            lifecycle-product = "aws-lambda+"
+            lifecycle-url = "file:///srv/eol/{product}.json"
+            lifecycle-release = "nodejs18.x"
+            lifecycle-warn-days = 0
+            lifecycle-max-age-days = 7
+            installed-version-file = "installed"
+            restart-pending-critical-days = 2
+            """)
+        let app = try #require(set.apps.first)
+        #expect(app.url == nil)
+        let settings = try #require(app.lifecycle)
+        #expect(settings.source == "file:///srv/eol/aws-lambda%2B.json")
+        #expect(settings.release == "nodejs18.x" && settings.warnDays == 0 && settings.maxAgeDays == 7)
+        let restart = try #require(app.inputs[RestartPending.self])
+        #expect(restart.source == .file(folder.path + "/installed") && restart.criticalDays == 2)
+        let defaults = try load("[[app]]\nname = \"go\"\nurl = \"https://x/y\"\nversion = \"1.24.6\"\nlifecycle = \"endoflife\"\n")
+        let bare = try #require(defaults.apps.first?.lifecycle)
+        #expect(bare.source == "https://endoflife.date/api/v1/products/go/" && bare.product == "go")
+        #expect(bare.release == nil && bare.warnDays == 90 && bare.maxAgeDays == 30)
+        #expect(defaults.apps.first?.inputs[RestartPending.self] == nil)
+        let restartOnly = try load("[[app]]\nname = \"nginx\"\nversion-file = \"/run/nginx.version\"\ninstalled-version-package = \"nginx\"\n")
+        #expect(restartOnly.apps.first?.url == nil)
+        #expect(restartOnly.apps.first?.inputs[RestartPending.self]?.criticalDays == 7)
+    }
+
     @Test("apps come from [[app]] tables and from the apps directory in name order, named by stem")
     func apps() throws {
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -275,7 +308,19 @@ struct ConfigurationLoaderTests {
         ("[[app]]\nname = \"a\"\nurl = \"https://x/y\"\nversion = \"1\"\nignore-versions = [\"2.0\", \"\"]\n", "ssvcd.toml: app.ignore-versions[1]: ", "is not a valid dotted version: empty"),
         ("[[app]]\nname = \"a\"\nurl = \"https://x/y\"\nversion = \"1\"\nignore-versions = \"2.0\"\n", "ssvcd.toml: app.ignore-versions: ", "expected an array"),
         ("[[app]]\nname = \"a\"\nurl = \"https://x/y\"\nversion = \"1\"\nrollout-percentage-pointer = \"/cap\"\n", "ssvcd.toml: app.rollout-percentage-pointer: ", "applies to format json only"),
-        ("[[app]]\nname = \"a\"\nversion = \"1\"\n", "ssvcd.toml: app.url: ", "missing (an app may leave it out only with advisories = \"osv\")"),
+        ("[[app]]\nname = \"a\"\nversion = \"1\"\n", "ssvcd.toml: app.url: ", "missing (an app may leave it out only with advisories = \"osv\" or lifecycle = \"endoflife\" or one of installed-version-package, installed-version-file, installed-version-command)"),
+        ("[[app]]\nname = \"a\"\nversion = \"1\"\nlifecycle = \"eol\"\n", "ssvcd.toml: app.lifecycle: ", "'eol' is not known: the one source is \"endoflife\""),
+        ("[[app]]\nname = \"a\"\nurl = \"https://x/y\"\nversion = \"1\"\nlifecycle-release = \"1.2\"\n", "ssvcd.toml: app.lifecycle-release: ", "needs lifecycle = \"endoflife\""),
+        ("[[app]]\nname = \"a\"\nversion = \"1\"\nlifecycle = \"endoflife\"\nlifecycle-product = \"..\"\n", "ssvcd.toml: app.lifecycle-product: ", "'..' is no product's name"),
+        ("[[app]]\nname = \"a\"\nversion = \"1\"\nlifecycle = \"endoflife\"\nlifecycle-product = \"go lang\"\n", "ssvcd.toml: app.lifecycle-product: ", "holds a blank"),
+        ("[[app]]\nname = \"a\"\nversion = \"1\"\nlifecycle = \"endoflife\"\nlifecycle-url = \"ftp://x/{product}\"\n", "ssvcd.toml: app.lifecycle-url: ", "not an https, http or file URL"),
+        ("[[app]]\nname = \"a\"\nversion = \"1\"\nlifecycle = \"endoflife\"\nlifecycle-release = \"1\\u001b[2J\"\n", "ssvcd.toml: app.lifecycle-release: ", "control or formatting character"),
+        ("[[app]]\nname = \"a\"\nversion = \"1\"\nlifecycle = \"endoflife\"\nlifecycle-warn-days = -1\n", "ssvcd.toml: app.lifecycle-warn-days: ", "must be from 0 to 36500, found -1"),
+        ("[[app]]\nname = \"a\"\nversion = \"1\"\nlifecycle = \"endoflife\"\nlifecycle-max-age-days = 0\n", "ssvcd.toml: app.lifecycle-max-age-days: ", "must be from 1 to 36500, found 0"),
+        ("[[app]]\nname = \"a\"\nurl = \"https://x/y\"\nversion = \"1\"\nrestart-pending-critical-days = 3\n", "ssvcd.toml: app.restart-pending-critical-days: ", "needs one of installed-version-package"),
+        ("[[app]]\nname = \"a\"\nurl = \"https://x/y\"\nversion = \"1\"\ninstalled-version-file = \"/v\"\ninstalled-version-package = \"p\"\n", "ssvcd.toml: app.installed-version-package: ", "set only one of installed-version-package, installed-version-file, installed-version-command"),
+        ("[[app]]\nname = \"a\"\nurl = \"https://x/y\"\nversion = \"1\"\ninstalled-version-command = []\n", "ssvcd.toml: app.installed-version-command: ", "needs at least the program"),
+        ("[[app]]\nname = \"a\"\nurl = \"https://x/y\"\nversion = \"1\"\ninstalled-version-package = \"Bad Name\"\n", "ssvcd.toml: app.installed-version-package: ", "not a Debian package name"),
         ("[[app]]\nname = \"a\"\nurl = \"https://x/y\"\nversion = \"1\"\nadvisories = \"nvd\"\n", "ssvcd.toml: app.advisories: ", "'nvd' is not known: the one source is \"osv\""),
         ("[[app]]\nname = \"a\"\nurl = \"https://x/y\"\nversion = \"1\"\nadvisories-ecosystem = \"PyPI\"\n", "ssvcd.toml: app.advisories-ecosystem: ", "needs advisories = \"osv\""),
         ("[[app]]\nname = \"a\"\nversion = \"1\"\nadvisories = \"osv\"\n", "ssvcd.toml: app.advisories-ecosystem: ", "missing: name the ecosystem"),

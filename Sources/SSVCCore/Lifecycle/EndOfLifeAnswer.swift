@@ -130,8 +130,10 @@ package struct EndOfLifeAnswer: Sendable, Equatable {
     package static func nameProblem(_ name: String) -> String? {
         if name.isEmpty { return "an empty release name" }
         if name.utf8.count > maximumNameBytes { return "a release name of \(name.utf8.count) bytes, more than \(maximumNameBytes)" }
-        if name.unicodeScalars.contains(where: { DisplayText.isControl($0) || DisplayText.isFormat($0) }) {
-            return "a release name with a control or formatting character: '\(DisplayText.escaped(name, limit: 60))'"
+        // The name itself is not repeated: this text reaches notes that are escaped where shown.
+        if let bad = name.unicodeScalars.first(where: { DisplayText.isControl($0) || DisplayText.isFormat($0) }) {
+            let hex = String(bad.value, radix: 16, uppercase: true)
+            return "a release name holding U+\(String(repeating: "0", count: max(0, 4 - hex.count)))\(hex), a control or formatting character"
         }
         return nil
     }

@@ -64,14 +64,15 @@ package struct LifecycleData: Sendable, Equatable, Codable {
         return next
     }
 
+    /// Kept as the server and the configuration wrote it, cut: escaped where shown.
     private static func unmatched(_ answer: EndOfLifeAnswer, version: String, named: String?) -> String {
-        let shown = DisplayText.escaped(version, limit: 80)
+        let shown = { (text: String) in DisplayText.cut(text, bytes: 80) }
         if answer.isRelease, let only = answer.releases.first {
-            let what = named.map { "lifecycle-release \(DisplayText.escaped($0, limit: 80))" } ?? shown
-            return "the answer is of release \(DisplayText.escaped(only.name, limit: 80)), not of \(what)"
+            let what = named.map { "lifecycle-release \(shown($0))" } ?? shown(version)
+            return "the answer is of release \(shown(only.name)), not of \(what)"
         }
-        if let named { return "no release named \(DisplayText.escaped(named, limit: 80)) in the answer (\(answer.releases.count) releases)" }
-        return "no release of the answer (\(answer.releases.count)) is \(shown) or a prefix of it: set lifecycle-release"
+        if let named { return "no release named \(shown(named)) in the answer (\(answer.releases.count) releases)" }
+        return "no release of the answer (\(answer.releases.count)) is \(shown(version)) or a prefix of it: set lifecycle-release"
     }
 
     /// The data after a read that found the source unchanged at `now`.

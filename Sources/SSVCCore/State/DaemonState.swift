@@ -96,6 +96,10 @@ package struct AppState: Sendable, Equatable, Codable {
     package var seen: [SeenVersion]?
     /// The last read of the app's advisories (SPEC §13); nil when it asks about none.
     package var advisories: AdvisoryData?
+    /// The last read of the app's end-of-life data (SPEC §15); nil when it asks about none.
+    package var lifecycle: LifecycleData?
+    /// The last read of the app's installed version (SPEC §15); nil when it has none to read.
+    package var restart: RestartData?
 
     /// The newest version the last document named, whatever a rollout or
     /// a limit offers of it: an advisory's fix at or below it is offered.

@@ -16,6 +16,10 @@ package enum MessageID: String, Sendable, CaseIterable {
     case versionHeld = "38c8d7e0398d4fd99d51005ecdb48f2a"
     /// The advisories affecting an app's running version changed (SPEC §13).
     case advisories = "2fe4b300fc004a3d8a114ca903bb4776"
+    /// An app's release line changed lifecycle state: ending, end of life, … (SPEC §15).
+    case lifecycle = "0c7cc3ad243b4f0b97b6c1271e3dd68f"
+    /// A restart became pending (the installed version differs from the running one), or ended.
+    case restartPending = "13c33136615f4ecd882335ab1112bcba"
 
     /// The entry kind for a check that concluded `status`.
     package static func forCheck(_ status: UpdateStatus) -> MessageID {

@@ -37,7 +37,11 @@ struct CheckAttempt: Sendable {
         var result = await document(fetcher: fetcher, now: now)
         var failure: String?
         if case let .failure(error, _, _, _) = result.outcome { failure = error }
-        let attempt = InputAttempt(app: app, daemon: settings, fetcher: fetcher, now: now, written: result.running?.written)
+        let (readVersion, commands) = (readVersion, commands)
+        let attempt = InputAttempt(
+            app: app, daemon: settings, fetcher: fetcher, now: now, written: result.running?.written,
+            readVersion: { source in try await readVersion(source, commands) }
+        )
         var reads: [InputRead] = []
         for input in AppInputs.all {
             guard let read = await input.attempt(attempt, stored: storedInputs[input.name], running: result.running?.key, failure: failure) else {

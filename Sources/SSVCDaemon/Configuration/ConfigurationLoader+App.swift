@@ -99,7 +99,7 @@ extension ConfigurationLoader {
             ignoreVersions.append(try limit("\(AppKeys.ignoreVersions.name)[\(index)]", text))
         }
         if let problem = AppKeyRules.appIDProblem(appID, format: format) { throw reader.error(AppKeys.appID, problem) }
-        let context = InputContext(appID: appID, packaged: packaged, url: url)
+        let context = InputContext(appID: appID, packaged: packaged, url: url, dpkgStatus: DpkgDatabase.statusPath(environment: environment))
         var inputs = InputSettings()
         for input in AppInputs.all { try input.load(reader, app: context, into: &inputs) }
         // public-keys sign the documents, and what an input reads as a

@@ -38,8 +38,8 @@ protocol AppInput {
     /// (then none of its keys may be set).
     static func settings(_ reader: TableReader, app: InputContext) throws(ConfigurationError) -> Settings?
     /// Where it reads from: the default signature URL of an app without
-    /// `url` is derived from it.
-    static func source(_ settings: Settings) -> String
+    /// `url` is derived from it; nil when it reads nothing `public-keys` sign.
+    static func source(_ settings: Settings) -> String?
     /// The settings once the app's `public-keys` are known, or an error
     /// naming the key that cannot go with them.
     static func signed(
@@ -77,6 +77,9 @@ protocol InputVerdict: Sendable {
     /// An update this input requires, and the version that satisfies it;
     /// nil when it requires none.
     var requirement: InputRequirement? { get }
+    /// A newer version this input offers an app without a version server
+    /// (it has no other source of one): the app is `update-available`.
+    var offer: InputRequirement? { get }
     /// What it could not tell, for the app's note.
     var notes: [String] { get }
     /// Its last read failed; nil when it did not (or never ran).
@@ -101,6 +104,7 @@ protocol InputVerdict: Sendable {
 
 extension InputVerdict {
     var failure: InputFailure? { nil }
+    var offer: InputRequirement? { nil }
 
     /// `said`, typed away, for `AppReport.Told`.
     var saidValue: (any Sendable)? { said }
@@ -151,6 +155,8 @@ struct InputContext {
     var packaged: Bool
     /// The app's version server, if any.
     var url: String?
+    /// dpkg's status file, for a package's version.
+    var dpkgStatus: String
 }
 
 /// What an input's read may use: the app, the daemon's settings (network,
@@ -162,6 +168,9 @@ struct InputAttempt: Sendable {
     var now: Date
     /// The running version as read, before the app's scheme normalised it.
     var written: String?
+    /// Reads a version from a source as the running version is read
+    /// (`CheckService.Runtime.readVersion`, the check's commands group).
+    var readVersion: @Sendable (VersionSource) async throws -> String
 }
 
 /// One metrics series an input adds for an app (the `app` label first).

@@ -5,7 +5,7 @@ import SSVCSigning
 /// Every per-app input, in the order their outputs appear. Adding an input
 /// is adding it here (docs/design.md, "Adding an input").
 enum AppInputs {
-    static var all: [any AppInput.Type] { [Advisories.self] }
+    static var all: [any AppInput.Type] { [Advisories.self, EndOfLife.self, RestartPending.self] }
 
     /// Every input's app keys.
     static var keys: [KeyEntry] { all.flatMap { $0.keys } }
@@ -57,7 +57,7 @@ extension AppInput {
 
     /// Where the input reads from, when the app uses it.
     static func source(in inputs: InputSettings) -> String? {
-        inputs[Self.self].map { source($0) }
+        inputs[Self.self].flatMap { source($0) }
     }
 
     /// Puts the app's `public-keys` to the input's settings.

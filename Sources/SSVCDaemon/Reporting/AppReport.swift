@@ -59,10 +59,12 @@ final class AppReport: Sendable {
         self.verdicts = verdicts
         let requirements = verdicts.compactMap { $0.requirement }
         let required = !requirements.isEmpty
-        status = required ? .updateRequired : state.status
+        // An app without a version server is offered what an input offers.
+        let offer = app.url == nil && !required ? verdicts.lazy.compactMap { $0.offer }.first : nil
+        status = required ? .updateRequired : offer != nil && state.status == .upToDate ? .updateAvailable : state.status
         let shown = required ? state.documentDecision : state.decision
         // An app without a version server is required to reach the version itself.
-        latestVersion = shown?.latestVersion ?? (required && app.url == nil ? requirements.lazy.compactMap(\.version).first : nil)
+        latestVersion = shown?.latestVersion ?? (required && app.url == nil ? requirements.lazy.compactMap(\.version).first : offer?.version)
         latestVersionNumber = shown?.latestVersionNumber
         stale = state.isStale(now: now, schedule: app.schedule, signature: app.signature)
         requiredByInput = required
@@ -78,7 +80,7 @@ final class AppReport: Sendable {
         if let hold = state.hold, let current = state.currentVersion, (try? app.versionScheme.compare(hold.version, current)) == .older {
             below = "the hold at \(hold.version) is below the running version \(current)"
         }
-        let notes = requirements.map(\.note) + (undeferred + [below]).compactMap { $0 }
+        let notes = requirements.map(\.note) + [offer?.note].compactMap { $0 } + (undeferred + [below]).compactMap { $0 }
             + [state.decision?.note, state.decision.flatMap(limits.note)].compactMap { $0 } + verdicts.flatMap { $0.notes }
         note = notes.isEmpty ? nil : notes.joined(separator: "; ")
         maskedURL = app.url.map(URLText.masked)

@@ -90,10 +90,12 @@ final class MemoryTransport: HTTPTransport {
     func shutdown() async {}
 }
 
-/// Running versions in memory: what each check reads, set by the test.
+/// Running versions in memory: what each check reads, set by the test;
+/// a source given a version of its own (an installed version) reads that.
 final class MemoryVersions: Sendable {
     private let current: NIOLockedValueBox<String>
     private let reads = NIOLockedValueBox(0)
+    private let others = NIOLockedValueBox<[(source: VersionSource, version: String?)]>([])
 
     init(_ version: String) {
         current = NIOLockedValueBox(version)
@@ -101,10 +103,26 @@ final class MemoryVersions: Sendable {
 
     func set(_ version: String) { current.withLockedValue { $0 = version } }
 
+    /// What `source` reads from now on; nil: reading it fails.
+    func set(_ version: String?, for source: VersionSource) {
+        others.withLockedValue { others in
+            others.removeAll { $0.source == source }
+            others.append((source, version))
+        }
+    }
+
+    struct Unreadable: Error, CustomStringConvertible {
+        var description: String
+    }
+
     /// How many times a check read it.
     var count: Int { reads.withLockedValue { $0 } }
 
     func read(_ source: VersionSource, _ commands: RunningCommands) async throws -> String {
+        if let other = others.withLockedValue({ $0.first { $0.source == source } }) {
+            guard let version = other.version else { throw Unreadable(description: "\(source.shown): cannot be read") }
+            return version
+        }
         reads.withLockedValue { $0 += 1 }
         return current.withLockedValue { $0 }
     }

@@ -107,7 +107,7 @@ enum Advisories: AppInput {
         }
     }
 
-    static func source(_ settings: AdvisorySettings) -> String { settings.source }
+    static func source(_ settings: AdvisorySettings) -> String? { settings.source }
 
     /// `public-keys` sign an export mirror as they sign a document: its
     /// signature beside it, or at `signature-url` for an app without url.
