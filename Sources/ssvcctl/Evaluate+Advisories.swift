@@ -12,11 +12,12 @@ extension Evaluate {
         guard let ecosystem else { throw ValidationError("--advisories needs --ecosystem: PyPI, npm, Go, crates.io, Debian:12, ...") }
         guard let package else { throw ValidationError("--advisories needs --package: the package name in \(ecosystem)") }
         guard let versionKey, !versionKey.isEmpty else { throw ValidationError("--advisories needs --version: the version to evaluate") }
-        try refuse("ecosystem", AppKeyRules.advisoryNameProblem(ecosystem))
+        // Problems carry the text cut, not escaped: escaped here, once.
+        try refuse("ecosystem", AppKeyRules.advisoryNameProblem(ecosystem).map { DisplayText.escaped($0) })
         if case let .miscased(right) = OSVEcosystems.spelling(of: ecosystem) {
             throw ValidationError("--ecosystem: '\(DisplayText.escaped(ecosystem, limit: 60))' is spelt \"\(right)\" in OSV records")
         }
-        try refuse("package", AppKeyRules.advisoryNameProblem(package))
+        try refuse("package", AppKeyRules.advisoryNameProblem(package).map { DisplayText.escaped($0) })
         if let problem = DisplayText.versionProblem(versionKey) { throw ValidationError("--version: not a version string: \(problem)") }
         do {
             _ = try AdvisoryEvaluator(ecosystem: ecosystem, package: package, version: versionKey)

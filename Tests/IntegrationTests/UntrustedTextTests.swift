@@ -130,4 +130,21 @@ struct UntrustedTextTests {
         #expect(rawControls(reload.standardError).isEmpty, "\(reload.standardError)")
         #expect(await daemon.stop() == 0)
     }
+
+    @Test("a name with an escape in the configuration or on evaluate's command line is shown escaped once, never twice (found attacking issue 53's keys)", arguments: [
+        "lifecycle = \"endoflife\"\nlifecycle-product = \"x\\u001b[2J\"\n",
+        "advisories = \"osv\"\nadvisories-ecosystem = \"PyPI\"\nadvisories-package = \"x\\u001b[2J\"\n",
+        "lifecycle = \"end\\u001b[2Jof\"\n",
+    ])
+    func escapedOnce(keys: String) async throws {
+        let folder = try TemporaryFolder()
+        let config = try folder.file("ssvcd.toml", "[daemon]\nstate-dir = \"state\"\n[[app]]\nname = \"a\"\nversion = \"1.0\"\n\(keys)")
+        let checked = try await Executable.run("ssvcd", ["--config", config, "--check-config"])
+        #expect(checked.status == 78)
+        #expect(checked.standardError.contains(#"\x1b[2J"#) && !checked.standardError.contains(#"\\x1b"#), "\(checked.standardError)")
+        #expect(rawControls(checked.standardError).isEmpty)
+        let evaluated = try await Executable.run("ssvcctl", ["evaluate", "--advisories", config, "--ecosystem", "PyPI", "--package", "x\u{1B}[2J", "--version", "1.0"])
+        #expect(evaluated.status == 64)
+        #expect(evaluated.standardError.contains(#"\x1b[2J"#) && !evaluated.standardError.contains(#"\\x1b"#), "\(evaluated.standardError)")
+    }
 }

@@ -94,7 +94,8 @@ package enum AppKeyRules {
         if name.isEmpty { return "empty" }
         if name.utf8.count > OSVRecord.maximumIdentifierBytes { return "longer than \(OSVRecord.maximumIdentifierBytes) bytes" }
         if name.unicodeScalars.contains(where: DisplayText.isControl) {
-            return "'\(DisplayText.escaped(name, limit: 60))' holds a control character"
+            // Cut, not escaped: whoever prints the message escapes it, once.
+            return "'\(DisplayText.cut(name, bytes: 60))' holds a control character"
         }
         return nil
     }

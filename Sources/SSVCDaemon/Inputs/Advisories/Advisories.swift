@@ -39,7 +39,7 @@ enum Advisories: AppInput {
             return nil
         }
         guard kind == "osv" else {
-            throw reader.error(AdvisoryKeys.advisories, "'\(DisplayText.escaped(kind, limit: 40))' is not known: the one source is \"osv\"")
+            throw reader.error(AdvisoryKeys.advisories, "'\(DisplayText.cut(kind, bytes: 40))' is not known: the one source is \"osv\"")
         }
         let source = try reader.value(AdvisoryKeys.url)
         if let problem = AppKeyRules.advisoriesURLProblem(source) { throw reader.error(AdvisoryKeys.url, problem) }
@@ -48,7 +48,7 @@ enum Advisories: AppInput {
             if let problem = AppKeyRules.advisoryNameProblem(given) { throw reader.error(AdvisoryKeys.ecosystem, problem) }
             // No record would ever match a name spelt in another case: a silent clear.
             if case let .miscased(right) = OSVEcosystems.spelling(of: given) {
-                throw reader.error(AdvisoryKeys.ecosystem, "'\(DisplayText.escaped(given, limit: 60))' is spelt \"\(right)\" in OSV records")
+                throw reader.error(AdvisoryKeys.ecosystem, "'\(DisplayText.cut(given, bytes: 60))' is spelt \"\(right)\" in OSV records")
             }
             ecosystem = given
         } else if app.packaged {

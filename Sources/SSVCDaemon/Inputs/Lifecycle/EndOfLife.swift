@@ -32,7 +32,7 @@ enum EndOfLife: AppInput {
             return nil
         }
         guard kind == "endoflife" else {
-            throw reader.error(LifecycleKeys.lifecycle, "'\(DisplayText.escaped(kind, limit: 40))' is not known: the one source is \"endoflife\"")
+            throw reader.error(LifecycleKeys.lifecycle, "'\(DisplayText.cut(kind, bytes: 40))' is not known: the one source is \"endoflife\"")
         }
         let product = try reader.read(LifecycleKeys.product) ?? app.appID
         if let problem = productProblem(product) { throw reader.error(LifecycleKeys.product, problem) }
@@ -54,7 +54,8 @@ enum EndOfLife: AppInput {
         if product.utf8.count > EndOfLifeAnswer.maximumNameBytes { return "longer than \(EndOfLifeAnswer.maximumNameBytes) bytes" }
         if product == "." || product == ".." { return "'\(product)' is no product's name" }
         if product.unicodeScalars.contains(where: { $0 == " " || DisplayText.isControl($0) || DisplayText.isFormat($0) }) {
-            return "'\(DisplayText.escaped(product, limit: 60))' holds a blank, a control or a formatting character"
+            // Cut, not escaped: the error's printer escapes it, once.
+            return "'\(DisplayText.cut(product, bytes: 60))' holds a blank, a control or a formatting character"
         }
         return nil
     }

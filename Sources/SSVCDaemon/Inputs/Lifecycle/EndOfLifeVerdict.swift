@@ -33,7 +33,8 @@ struct EndOfLifeVerdict: InputVerdict {
         } else {
             failure = nil
         }
-        if verdict.state == .unknown, let reason = verdict.reason { notes.append(reason) }
+        // Unknown because never read while reads fail: the failure's note says it.
+        if verdict.state == .unknown, let reason = verdict.reason, failure == nil || data?.checked != nil { notes.append(reason) }
         // A newer version in the same line: the one offer an app without a
         // version server has; beside a server's answer, a note.
         if verdict.newerInRelease, let latest = verdict.latestInRelease, let release = verdict.release {
