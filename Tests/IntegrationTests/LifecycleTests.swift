@@ -40,7 +40,17 @@ struct LifecycleIntegrationTests {
         let installed = try folder.file("installed", "1.1\n")
         let prom = folder.url.appendingPathComponent("ssvc.prom").path
         let template = server.url("/api/v1/products/{product}/")
-        let daemon = try DaemonProcess(daemon: "metrics-file = \"\(prom)\"", apps: """
+        try FileManager.default.createDirectory(atPath: folder.url.appendingPathComponent("hooks.d").path, withIntermediateDirectories: true)
+        let recorded = folder.url.appendingPathComponent("recorded").path
+        let hook = try folder.file("hooks.d/10-record", """
+            #!/bin/sh
+            case "$SSVC_EVENT" in lifecycle|restart-pending)
+              echo "$SSVC_EVENT $SSVC_APP $SSVC_LIFECYCLE $SSVC_END_OF_LIFE $SSVC_RESTART_PENDING $SSVC_INSTALLED_VERSION" >> '\(recorded)';;
+            esac
+            exit 0
+            """)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: hook)
+        let daemon = try DaemonProcess(daemon: "metrics-file = \"\(prom)\"\nhooks-dir = \"hooks.d\"", apps: """
             [[app]]
             name = "lambda"
             schedule = "never"
@@ -112,6 +122,13 @@ struct LifecycleIntegrationTests {
         #expect(said.count == 1 && said.first?.contains("lambda: release nodejs18.x of 18.20.4 is past its end of life (2026-03-09)") == true, "\(daemon.log)")
         #expect(said.first?.contains("SSVC_LIFECYCLE=end-of-life") == true && said.first?.contains("SSVC_END_OF_LIFE=2026-03-09") == true)
 
+        // Hooks: one lifecycle event per app, one restart-pending event.
+        let lines = { ((try? String(contentsOfFile: recorded, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init) }
+        #expect(await daemon.wait(30) { lines().count >= 4 }, "\(lines())\n\(daemon.log)")
+        #expect(lines().contains("lifecycle lambda end-of-life 2026-03-09  "), "\(lines())")
+        #expect(lines().contains { $0.hasPrefix("lifecycle go supported ") }, "\(lines())")
+        #expect(lines().contains("restart-pending agent   1 1.1"), "\(lines())")
+
         // Revalidated, not read again; checked again, nothing said again.
         #expect(try await ssvcctl(daemon, ["check", "lambda"]).status == 14)
         let asked = server.requests().filter { $0["path"] as? String == "/api/v1/products/aws-lambda/" }
@@ -168,5 +185,45 @@ struct LifecycleIntegrationTests {
             #expect(result.status == status, "\(arguments): \(result.standardOutput)\(result.standardError)")
             #expect((result.standardOutput + result.standardError).contains(expected), "\(arguments): \(result.standardError)")
         }
+    }
+
+    @Test("restart pending with the package and the command readers: dpkg's installed version (DPKG_ADMINDIR) and a program's output against the running version")
+    func readers() async throws {
+        let folder = try TemporaryFolder()
+        let admin = folder.url.appendingPathComponent("dpkg").path
+        try FileManager.default.createDirectory(atPath: admin, withIntermediateDirectories: true)
+        // billing-agent 1:2.4.0-1 is installed; the service still runs 1:2.3.0-1.
+        let status = try String(contentsOf: Self.answers.deletingLastPathComponent().appendingPathComponent("sources/dpkg-status"), encoding: .utf8)
+        _ = try folder.file("dpkg/status", status)
+        let document = "file://" + (try folder.file("r.json", #"{"SSVCLatestVersionKey":"2.4.0"}"#))
+        let running = try folder.file("running", "1:2.3.0-1\n")
+        let daemon = try DaemonProcess(apps: """
+            [[app]]
+            name = "packaged"
+            url = "\(document)"
+            schedule = "never"
+            version-file = "\(running)"
+            version-scheme = "debian"
+            installed-version-package = "billing-agent"
+
+            [[app]]
+            name = "commanded"
+            url = "\(document)"
+            schedule = "never"
+            version = "2.4.0"
+            installed-version-command = ["/bin/echo", "v2.4.0"]
+            """, environment: ["DPKG_ADMINDIR": admin], folder: folder)
+        defer { daemon.abandon() }
+        #expect(await daemon.wait { FileManager.default.fileExists(atPath: daemon.socketPath) }, "\(daemon.log)")
+        let check = try await ssvcctl(daemon, ["check"])
+        #expect(check.status == 15, "\(check.standardOutput)\(check.standardError)")
+        let apps = try await daemon.statusByApp()
+        let pending = try #require(apps["packaged"]?["restartPending"] as? [String: Any], "\(apps)")
+        #expect(pending["installed"] as? String == "1:2.4.0-1" && pending["running"] as? String == "1:2.3.0-1")
+        #expect(apps["commanded"]?["restartPending"] == nil, "v2.4.0 is 2.4.0 in the dotted scheme: \(apps["commanded"] ?? [:])")
+        #expect(apps["commanded"]?["consecutiveFailures"] as? Int == 0)
+        // The service restarts on the installed version.
+        try "1:2.4.0-1\n".write(toFile: running, atomically: true, encoding: .utf8)
+        #expect(try await ssvcctl(daemon, ["check"]).status == 0)
     }
 }
