@@ -51,7 +51,8 @@ enum Monitoring {
         let vulnerable = apps.filter(\.affectedByAdvisories)
         let unknownAdvisories = apps.filter { $0.advisoryState == .unknown }
         let endOfLife = apps.filter { $0.lifecycle == .endOfLife }
-        let ending = apps.filter { $0.lifecycle == .ending || $0.lifecycle == .securityOnly }
+        let ending = apps.filter { $0.lifecycle == .ending }
+        let securityOnly = apps.filter { $0.lifecycle == .securityOnly }
         let overdue = apps.filter { $0.restartPending?.overdue == true }
         let restart = apps.filter { $0.restartPending != nil && $0.restartPending?.overdue != true }
         var counts: [(String, Int)] = [("apps", apps.count), ("update_available", available.count), ("update_required", required.count),
@@ -84,6 +85,7 @@ enum Monitoring {
         // Advisories not known are never quiet (SPEC §13).
         if !unknownAdvisories.isEmpty { warnings.append("advisories unknown: " + named(unknownAdvisories, versions: false)) }
         if !ending.isEmpty { warnings.append("support ending: " + ending.map(Self.lifecycle).joined(separator: ", ")) }
+        if !securityOnly.isEmpty { warnings.append("security support only: " + securityOnly.map(Self.lifecycle).joined(separator: ", ")) }
         if !restart.isEmpty { warnings.append("restart pending: " + restart.map(Self.restart).joined(separator: ", ")) }
         if !warnings.isEmpty { return ("SSVC WARNING - \(warnings.joined(separator: "; ")) | \(data)", 1) }
         let summary = apps.count == 1 ? "\(apps[0].name) \(apps[0].status.rawValue) (\(AppTable.versions(apps[0])))" : "\(apps.count) apps up to date"
@@ -101,7 +103,6 @@ enum Monitoring {
     static func lifecycle(_ app: AppStatus) -> String {
         var parts: [String] = []
         if let release = app.lifecycleRelease { parts.append("release \(withoutPipes(release))") }
-        if app.lifecycle == .securityOnly { parts.append("security only") }
         if let eol = app.endOfLife { parts.append("end of life \(eol)") }
         return parts.isEmpty ? app.name : "\(app.name) (\(parts.joined(separator: ", ")))"
     }

@@ -145,7 +145,7 @@ struct LifecycleIntegrationTests {
         (["go.json", "--version", "1.23.4"], 14, "end-of-life: 1.23.4 is in release 1.23, past its end of life (2025-08-12)"),
         (["go.json", "--version", "1.24.6"], 0, "supported: 1.24.6 is in release 1.24"),
         (["go.json", "--version", "1.24.2"], 0, "  newest in the release: 1.24.6 (newer than 1.24.2)"),
-        (["go.json", "--version", "2.0.0"], 0, "unknown: no release of the answer (16) is 2.0.0 or a prefix of it: set lifecycle-release"),
+        (["go.json", "--version", "2.0.0"], 0, "unknown: no release of the 16 read is 2.0.0 or a prefix of it: set lifecycle-release"),
         (["go-1.24.json", "--version", "1.25.0"], 0, "unknown: the answer is of release 1.24, not of 1.25.0"),
         (["ubuntu-22.04.json", "--version", "22.04.5", "--now", "2026-12-31T12:00:00Z"], 0, "security-only: 22.04.5 is in release 22.04, whose active support ended 2024-09-30; end of life after 2027-04-01"),
         (["ubuntu-22.04.json", "--version", "22.04.5", "--now", "2027-01-01T00:00:00Z"], 0, "ending: 22.04.5 is in release 22.04, whose end of life is 2027-04-01"),

@@ -67,6 +67,7 @@ struct EndOfLifeAnswerTests {
         (#"{"schema_version":"2.0.0","result":{}}"#, "schema_version: '2.0.0' is not a version of API v1's schema"),
         (#"{"result":{"releases":{}}}"#, "result.releases: expected an array"),
         (#"{"result":{"name":"1.0"}}"#, "result: neither eolFrom nor isEol"),
+        (#"{"result":{"name":"1.0","isEol":null,"eolFrom":null}}"#, "result: neither eolFrom nor isEol"),
         (#"{"result":{"name":"1.0","eolFrom":"2027-02-30"}}"#, "result.eolFrom: '2027-02-30' is not a date"),
         (#"{"result":{"name":"1.0","eolFrom":"27-02-03"}}"#, "is not a date"),
         (#"{"result":{"name":"1.0","isEol":"yes"}}"#, "result.isEol: expected true, false or null"),
@@ -122,6 +123,14 @@ struct EndOfLifeMatchTests {
     func go(version: String, expected: String?) throws {
         let answer = try EndOfLifeFixture.answer("go.json")
         #expect(EndOfLifeRelease.matching(version, in: answer.releases)?.name == expected)
+    }
+
+    @Test("an epoch is no part of the release line: 1:10.11.8-1 (debian) and 1!2.0 (pep440) are in 10.11 and 2.0, never in 1 (found by attack)")
+    func epochs() {
+        let releases = ["1", "2.0", "10.11"].map { EndOfLifeRelease(name: $0, endOfLife: .init(day: nil, flag: false)) }
+        #expect(EndOfLifeRelease.matching("1:10.11.8-1", in: releases)?.name == "10.11")
+        #expect(EndOfLifeRelease.matching("1!2.0", in: releases)?.name == "2.0")
+        #expect(EndOfLifeRelease.matching("1.2.3", in: releases)?.name == "1")
     }
 
     @Test("22.04 for 22.04.5; the longest of two prefixes wins")
@@ -206,7 +215,7 @@ struct LifecycleVerdictTests {
         #expect(fresh.state == .supported)
         let unmatched = try verdict("go.json", version: "2.0.1", now: day("2026-11-28"))
         #expect(unmatched.state == .unknown)
-        #expect(unmatched.reason == "no release of the answer (16) is 2.0.1 or a prefix of it: set lifecycle-release")
+        #expect(unmatched.reason == "no release of the 16 read is 2.0.1 or a prefix of it: set lifecycle-release")
         let otherRelease = try verdict("go-1.24.json", version: "1.25.0", now: day("2026-11-28"))
         #expect(otherRelease.reason == "the answer is of release 1.24, not of 1.25.0")
     }
@@ -217,6 +226,17 @@ struct LifecycleVerdictTests {
         #expect(behind.latestInRelease == "1.24.6" && behind.newerInRelease)
         let current = try verdict("go.json", version: "1.24.6", now: day("2026-11-28"))
         #expect(!current.newerInRelease)
+    }
+
+    @Test("a latest name that is no version in the app's scheme is never newer, and an empty one is none (found by attack)")
+    func latestNotAVersion() throws {
+        for (name, shown) in [("stable", "stable"), ("", nil)] as [(String, String?)] {
+            let text = #"{"result":{"name":"1.2","eolFrom":"2099-01-01","latest":{"name":"\#(name)"}}}"#
+            let data = LifecycleData().read(try EndOfLifeAnswer.read(Array(text.utf8)), version: "1.2.3", named: nil, etag: nil, lastModified: nil, at: day("2026-11-28"))
+            let verdict = LifecycleVerdict(data: data, settings: settings, running: "1.2.3", scheme: .dotted, now: day("2026-11-28"))
+            #expect(!verdict.newerInRelease, "\(name)")
+            #expect(verdict.latestInRelease == shown)
+        }
     }
 
     @Test("the instants at which the state changes with no read: the warning's start and the day after each date")

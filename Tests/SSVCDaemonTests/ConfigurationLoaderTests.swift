@@ -179,6 +179,22 @@ struct ConfigurationLoaderTests {
         #expect(bare.source == "https://endoflife.date/api/v1/products/go/" && bare.product == "go")
         #expect(bare.release == nil && bare.warnDays == 90 && bare.maxAgeDays == 30)
         #expect(defaults.apps.first?.inputs[RestartPending.self] == nil)
+        // public-keys sign each input's own source unless signature-url names one (found by attack).
+        let signed = try load("""
+            [[app]]
+            name = "both"
+            version = "1.2.3"
+            public-keys = ["RWQv4pm67RZURwwStTUWxFlL6xTDcv3CedEQwiz9M/SW9TGoTn2+l4Vw"]
+            advisories = "osv"
+            advisories-url = "https://mirror.example/PyPI/all.zip"
+            advisories-ecosystem = "PyPI"
+            lifecycle = "endoflife"
+            lifecycle-url = "https://mirror.example/eol/{product}.json"
+            """)
+        #expect(signed.apps.first?.lifecycle?.signature?.url == "https://mirror.example/eol/both.json.minisig")
+        #expect(signed.apps.first?.advisories?.signature?.url == "https://mirror.example/PyPI/all.zip.minisig")
+        let named = try load("[[app]]\nname = \"n\"\nversion = \"1\"\npublic-keys = [\"RWQv4pm67RZURwwStTUWxFlL6xTDcv3CedEQwiz9M/SW9TGoTn2+l4Vw\"]\nsignature-url = \"https://s.example/x.minisig\"\nlifecycle = \"endoflife\"\n")
+        #expect(named.apps.first?.lifecycle?.signature?.url == "https://s.example/x.minisig")
         let restartOnly = try load("[[app]]\nname = \"nginx\"\nversion-file = \"/run/nginx.version\"\ninstalled-version-package = \"nginx\"\n")
         #expect(restartOnly.apps.first?.url == nil)
         #expect(restartOnly.apps.first?.inputs[RestartPending.self]?.criticalDays == 7)
@@ -318,7 +334,7 @@ struct ConfigurationLoaderTests {
         ("[[app]]\nname = \"a\"\nversion = \"1\"\nlifecycle = \"endoflife\"\nlifecycle-warn-days = -1\n", "ssvcd.toml: app.lifecycle-warn-days: ", "must be from 0 to 36500, found -1"),
         ("[[app]]\nname = \"a\"\nversion = \"1\"\nlifecycle = \"endoflife\"\nlifecycle-max-age-days = 0\n", "ssvcd.toml: app.lifecycle-max-age-days: ", "must be from 1 to 36500, found 0"),
         ("[[app]]\nname = \"a\"\nurl = \"https://x/y\"\nversion = \"1\"\nrestart-pending-critical-days = 3\n", "ssvcd.toml: app.restart-pending-critical-days: ", "needs one of installed-version-package"),
-        ("[[app]]\nname = \"a\"\nurl = \"https://x/y\"\nversion = \"1\"\ninstalled-version-file = \"/v\"\ninstalled-version-package = \"p\"\n", "ssvcd.toml: app.installed-version-package: ", "set only one of installed-version-package, installed-version-file, installed-version-command"),
+        ("[[app]]\nname = \"a\"\nurl = \"https://x/y\"\nversion = \"1\"\ninstalled-version-file = \"/v\"\ninstalled-version-package = \"p\"\n", "ssvcd.toml: app.installed-version-file: ", "set only one of installed-version-package, installed-version-file, installed-version-command"),
         ("[[app]]\nname = \"a\"\nurl = \"https://x/y\"\nversion = \"1\"\ninstalled-version-command = []\n", "ssvcd.toml: app.installed-version-command: ", "needs at least the program"),
         ("[[app]]\nname = \"a\"\nurl = \"https://x/y\"\nversion = \"1\"\ninstalled-version-package = \"Bad Name\"\n", "ssvcd.toml: app.installed-version-package: ", "not a Debian package name"),
         ("[[app]]\nname = \"a\"\nurl = \"https://x/y\"\nversion = \"1\"\nadvisories = \"nvd\"\n", "ssvcd.toml: app.advisories: ", "'nvd' is not known: the one source is \"osv\""),

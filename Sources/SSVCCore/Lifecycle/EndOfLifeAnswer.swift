@@ -65,17 +65,22 @@ package struct EndOfLifeAnswer: Sendable, Equatable {
         let name = try nameField.string()
         if let problem = nameProblem(name) { throw nameField.invalid(problem) }
         let label = try field.member("label").map { (label) throws(DocumentError) in DisplayText.cut(try label.string(), bytes: maximumNameBytes) }
-        guard field.value["eolFrom"] != nil || field.value["isEol"] != nil else {
+        // JSON's null is "not given" (`member`): a release whose end of life
+        // is neither dated nor flagged says nothing of it.
+        guard field.member("eolFrom") != nil || field.member("isEol") != nil else {
             throw field.invalid("neither eolFrom nor isEol")
         }
         let endOfLife = try phase(field, date: "eolFrom", flag: "isEol")
-        // Absent keys: the product has no such phase.
-        let active = field.value["eoasFrom"] != nil || field.value["isEoas"] != nil ? try phase(field, date: "eoasFrom", flag: "isEoas") : nil
-        let extended = field.value["eoesFrom"] != nil || field.value["isEoes"] != nil ? try phase(field, date: "eoesFrom", flag: "isEoes") : nil
+        // Absent (or null) keys: the product has no such phase.
+        let active = field.member("eoasFrom") != nil || field.member("isEoas") != nil ? try phase(field, date: "eoasFrom", flag: "isEoas") : nil
+        let extended = field.member("eoesFrom") != nil || field.member("isEoes") != nil ? try phase(field, date: "eoesFrom", flag: "isEoes") : nil
         var latest: String?
         if let latestField = field.member("latest") {
             try latestField.requireObject()
-            if let latestName = latestField.member("name") { latest = try latestName.versionString() }
+            if let latestName = latestField.member("name") {
+                let text = try latestName.versionString()
+                latest = text.isEmpty ? nil : text
+            }
         }
         return EndOfLifeRelease(name: name, label: label, activeSupport: active, endOfLife: endOfLife, extendedSupport: extended, latest: latest)
     }

@@ -60,6 +60,16 @@ package struct EndOfLifeRelease: Sendable, Equatable, Codable {
         return before == .other || after == .other || before != after
     }
 
+    /// `version` without a Debian (`1:`) or PEP 440 (`1!`) epoch: release
+    /// lines are named after the upstream version (mariadb's `1:10.11.8-1`
+    /// is in release `10.11`).
+    static func withoutEpoch(_ version: String) -> String {
+        let digits = version.utf8.prefix { DigitRun.isDigit($0) }
+        guard !digits.isEmpty, let mark = version.utf8.dropFirst(digits.count).first,
+              mark == UInt8(ascii: ":") || mark == UInt8(ascii: "!") else { return version }
+        return String(version.utf8.dropFirst(digits.count + 1)) ?? version
+    }
+
     private enum ByteClass {
         case digit, letter, other
 
@@ -79,6 +89,7 @@ package struct EndOfLifeRelease: Sendable, Equatable, Codable {
     /// or its longest prefix at a component boundary; nil when none is.
     package static func matching(_ version: String, in releases: [EndOfLifeRelease], named: String? = nil) -> EndOfLifeRelease? {
         if let named { return releases.first { $0.name == named } }
+        let version = withoutEpoch(version)
         var best: EndOfLifeRelease?
         for release in releases where covers(release.name, version: version) {
             if release.name.utf8.count > (best?.name.utf8.count ?? -1) { best = release }

@@ -16,6 +16,9 @@ package struct LifecycleData: Sendable, Equatable, Codable {
     package var retryNotBefore: Date?
     /// The running version the release was matched for: another one reads the source again in full.
     package var version: String?
+    /// The settings it was read under (`LifecycleSettings.readKey`): a
+    /// reload that changes the URL, the product or the release reads anew.
+    package var readFor: String?
     /// The matched release; nil when none matched (`unmatched` says why).
     package var release: EndOfLifeRelease?
     /// Why no release matched the version, as the note says it.
@@ -46,8 +49,11 @@ package struct LifecycleData: Sendable, Equatable, Codable {
 
     /// The data after a successful read of `answer` for `version`:
     /// `named` is `lifecycle-release`.
-    package func read(_ answer: EndOfLifeAnswer, version: String, named: String?, etag: String?, lastModified: String?, at now: Date) -> LifecycleData {
+    package func read(
+        _ answer: EndOfLifeAnswer, version: String, named: String?, etag: String?, lastModified: String?, at now: Date, readFor: String? = nil
+    ) -> LifecycleData {
         var next = self
+        next.readFor = readFor
         next.checked = now
         next.lastAttempt = now
         next.consecutiveFailures = 0
@@ -71,8 +77,15 @@ package struct LifecycleData: Sendable, Equatable, Codable {
             let what = named.map { "lifecycle-release \(shown($0))" } ?? shown(version)
             return "the answer is of release \(shown(only.name)), not of \(what)"
         }
-        if let named { return "no release named \(shown(named)) in the answer (\(answer.releases.count) releases)" }
-        return "no release of the answer (\(answer.releases.count)) is \(shown(version)) or a prefix of it: set lifecycle-release"
+        let skipped = answer.skipped > 0 ? ", \(answer.skipped) skipped as unreadable" : ""
+        if let named { return "no release named \(shown(named)) among the \(answer.releases.count) read\(skipped)" }
+        return "no release of the \(answer.releases.count) read\(skipped) is \(shown(version)) or a prefix of it: set lifecycle-release"
+    }
+
+    /// Whether the data was read for `version` under `settings`; data of a
+    /// file older than `readFor` counts as read under them.
+    package func applies(to version: String?, under settings: LifecycleSettings) -> Bool {
+        (readFor == nil || readFor == settings.readKey) && (version == nil || self.version == nil || self.version == version)
     }
 
     /// The data after a read that found the source unchanged at `now`.
@@ -105,6 +118,7 @@ package struct LifecycleData: Sendable, Equatable, Codable {
         lastError = try container.decodeIfPresent(String.self, forKey: .lastError)
         retryNotBefore = try container.decodeIfPresent(Date.self, forKey: .retryNotBefore)
         version = try container.decodeIfPresent(String.self, forKey: .version)
+        readFor = try container.decodeIfPresent(String.self, forKey: .readFor)
         release = try container.decodeIfPresent(EndOfLifeRelease.self, forKey: .release)
         unmatched = try container.decodeIfPresent(String.self, forKey: .unmatched)
         notes = try container.decodeIfPresent([String].self, forKey: .notes) ?? []
@@ -142,6 +156,10 @@ package struct LifecycleSettings: Sendable, Equatable {
         self.maxAgeDays = maxAgeDays
         self.signature = signature
     }
+
+    /// What a read depends on besides the running version: data read under
+    /// other settings is not shown, and not revalidated.
+    package var readKey: String { source + "\n" + (release ?? "") }
 
     /// `template` with `{product}` replaced by `product`, percent-encoded as a path segment.
     package static func url(_ template: String, product: String) -> String {

@@ -44,7 +44,10 @@ package struct LifecycleVerdict: Sendable, Equatable {
         supportEnds = release?.activeSupport?.day
         endOfLife = release?.endOfLife.day
         latestInRelease = release?.latest
-        if let latest = release?.latest, let running, let comparison = try? scheme.compare(latest, running) {
+        // Only a version in the app's scheme can be newer: `stable` is none
+        // (dotted compares any text, so it is validated first).
+        if let latest = release?.latest, let running, (try? scheme.validate(latest)) != nil,
+           let comparison = try? scheme.compare(latest, running) {
             newerInRelease = comparison == .newer
         } else {
             newerInRelease = false

@@ -145,6 +145,39 @@ struct LifecycleVirtualTests {
         await Stage.end(daemon, server)
     }
 
+    @Test("a reload that changes lifecycle-release shows no stale release and reads anew, validators not sent; an upgrade whose read fails is unknown (found by attack)")
+    func settingsAndUpgrade() async throws {
+        let answer = #"{"result":{"releases":[{"name":"1.2","eolFrom":"2020-01-01"},{"name":"1.3","eolFrom":"2099-01-01"}]}}"#
+        let (clock, server) = try await Stage.stage { _ in .document(answer, etag: "\"e1\"") }
+        let versions = MemoryVersions("1.2.3")
+        let daemon = try VirtualDaemon(
+            daemon: "first-check-window-seconds = 0", apps: Self.app("app", server, extra: #"lifecycle-release = "1.2""#), clock: clock,
+            transport: server, versions: versions
+        )
+        await daemon.start()
+        _ = await daemon.service.checkNow(nil)
+        #expect(try #require(await daemon.service.status(of: "app")?.first).lifecycle == .endOfLife)
+        try daemon.edit(#"lifecycle-release = "1.2""#, #"lifecycle-release = "1.3""#)
+        try await daemon.service.reload()
+        var status = try #require(await daemon.service.status(of: "app")?.first)
+        #expect(status.lifecycle == .unknown && status.lifecycleRelease == nil, "\(String(describing: status.lifecycle))")
+        #expect(status.note?.contains("not read since lifecycle-url, -product or -release changed") == true, "\(status.note ?? "")")
+        let before = server.requests.count
+        _ = await daemon.service.checkNow(nil)
+        status = try #require(await daemon.service.status(of: "app")?.first)
+        #expect(status.lifecycle == .supported && status.lifecycleRelease == "1.3", "read in full, not answered 304")
+        #expect(server.requests.count == before + 1)
+        // An upgrade to 1.4.0 whose read then fails: not release 1.3's verdict.
+        versions.set("1.4.0")
+        server.answer(server.url("/eol/app"), .status(500))
+        _ = await daemon.service.checkNow(nil)
+        status = try #require(await daemon.service.status(of: "app")?.first)
+        #expect(status.currentVersion == "1.4.0")
+        #expect(status.lifecycle == .unknown && status.lifecycleRelease == nil)
+        #expect(status.note?.contains("not read for the running version 1.4.0 yet (the last read was for 1.2.3)") == true, "\(status.note ?? "")")
+        await Stage.end(daemon, server)
+    }
+
     @Test("a version that matches no release is unknown, and says why; lifecycle-release names one")
     func unmatched() async throws {
         let (clock, server) = try await Stage.stage { _ in .document(Self.release) }

@@ -117,7 +117,7 @@ enum Advisories: AppInput {
         var settings = settings
         switch settings.sourceKind {
         case .zip:
-            settings.signature = app.url == nil
+            settings.signature = app.url == nil && reader.table[AppKeys.signatureURL.name] != nil
                 ? signature
                 : SignatureRequirement(publicKeys: signature.publicKeys, url: SignatureRequirement.defaultURL(for: settings.source), maxAgeDays: signature.maxAgeDays)
         case .folder:

@@ -68,7 +68,10 @@ enum EndOfLife: AppInput {
         _ settings: LifecycleSettings, by signature: SignatureRequirement, app: InputContext, reader: TableReader
     ) throws(ConfigurationError) -> LifecycleSettings {
         var settings = settings
-        settings.signature = app.url == nil
+        // signature-url names it only for an app without url; otherwise it
+        // lies beside the answer (not beside another input's source).
+        let named = app.url == nil && reader.table[AppKeys.signatureURL.name] != nil
+        settings.signature = named
             ? signature
             : SignatureRequirement(publicKeys: signature.publicKeys, url: SignatureRequirement.defaultURL(for: settings.source), maxAgeDays: signature.maxAgeDays)
         return settings
@@ -101,7 +104,17 @@ enum EndOfLife: AppInput {
     static func verdict(
         _ settings: LifecycleSettings, data: LifecycleData?, app: AppConfiguration, state: AppState, now: Date, restoring: Bool
     ) -> EndOfLifeVerdict {
-        let running = data?.version ?? state.currentVersion
+        var data = data
+        // A release read for another running version (an upgrade whose read
+        // then failed) or under other settings (a reload) is not this one's.
+        if var read = data, read.release != nil || read.unmatched != nil, !read.applies(to: state.currentVersion, under: settings) {
+            read.release = nil
+            read.unmatched = read.readFor != nil && read.readFor != settings.readKey
+                ? "not read since lifecycle-url, -product or -release changed"
+                : "not read for the running version \(DisplayText.cut(state.currentVersion ?? "?", bytes: 80)) yet (the last read was for \(DisplayText.cut(read.version ?? "?", bytes: 80)))"
+            data = read
+        }
+        let running = state.currentVersion ?? data?.version
         let verdict = LifecycleVerdict(data: data, settings: settings, running: running, scheme: app.versionScheme, now: now)
         let said = restoring ? data?.reported : (data == nil ? nil : verdict.reported)
         return EndOfLifeVerdict(verdict, settings: settings, data: data, said: said, hasServer: app.url != nil, running: running)
@@ -123,7 +136,7 @@ struct EndOfLifeCheck: Sendable {
     func run(running: String, fetcher: any HTTPTransport, options: FetchOptions, now: Date) async -> LifecycleData {
         let previous = stored ?? LifecycleData()
         // Validators only for the same version: another one is matched anew.
-        let sameVersion = previous.version == running && previous.checked != nil
+        let sameVersion = previous.version == running && previous.checked != nil && previous.readFor == settings.readKey
         let source = URLText.masked(settings.source)
         let outcome: FetchOutcome
         do {
@@ -161,7 +174,7 @@ struct EndOfLifeCheck: Sendable {
         }
         switch parsed {
         case let .success(answer)?:
-            return next.read(answer, version: running, named: settings.release, etag: etag, lastModified: lastModified, at: now)
+            return next.read(answer, version: running, named: settings.release, etag: etag, lastModified: lastModified, at: now, readFor: settings.readKey)
         case let .failure(error)?:
             return previous.failed("lifecycle: \(source): the answer: \(error.description)", at: now)
         case nil:

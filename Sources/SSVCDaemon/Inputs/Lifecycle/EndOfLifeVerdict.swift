@@ -99,8 +99,8 @@ struct EndOfLifeVerdict: InputVerdict {
         case .supported:
             (level, message) = (.info, "\(name): \(running) is in \(release), supported" + (eol.map { " until \($0)" } ?? ""))
         case .securityOnly:
-            let since = Self.day(verdict.supportEnds).map { " since \($0)" } ?? ""
-            (level, message) = (.warning, "\(name): \(release) of \(running) has security support only\(since)" + (eol.map { ", until \($0)" } ?? ""))
+            let since = Self.day(verdict.supportEnds).map { " (active support lasted until \($0))" } ?? ""
+            (level, message) = (.warning, "\(name): \(release) of \(running) has security support only\(since)" + (eol.map { ", supported until \($0)" } ?? ""))
         case .ending:
             (level, message) = (.warning, "\(name): \(release) of \(running) reaches its end of life after \(eol ?? "?")")
         case .endOfLife:

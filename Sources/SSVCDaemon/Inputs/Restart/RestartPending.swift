@@ -25,17 +25,18 @@ enum RestartPending: AppInput {
     /// The `installed-version-*` keys: nil when the app sets none (then
     /// `restart-pending-critical-days` may not be set either).
     static func settings(_ reader: TableReader, app: InputContext) throws(ConfigurationError) -> RestartSettings? {
-        let sources = [
-            try reader.path(RestartKeys.file).map(VersionSource.file),
-            try reader.read(RestartKeys.command).map(VersionSource.command),
-            try reader.read(RestartKeys.package).map { VersionSource.package($0, database: app.dpkgStatus) },
+        let sources: [(key: String, source: VersionSource)] = [
+            try reader.read(RestartKeys.package).map { (RestartKeys.package.name, VersionSource.package($0, database: app.dpkgStatus)) },
+            try reader.path(RestartKeys.file).map { (RestartKeys.file.name, VersionSource.file($0)) },
+            try reader.read(RestartKeys.command).map { (RestartKeys.command.name, VersionSource.command($0)) },
         ].compactMap { $0 }
-        guard let source = sources.first else {
+        guard let source = sources.first?.source else {
             if reader.table[RestartKeys.criticalDays.name] != nil { throw reader.error(RestartKeys.criticalDays.name, "needs \(enabling)") }
             return nil
         }
+        // The error names a key that is set: the second one.
         guard sources.count == 1 else {
-            throw reader.error(RestartKeys.package, "set only one of \(RestartKeys.package.name), \(RestartKeys.file.name), \(RestartKeys.command.name)")
+            throw reader.error(sources[1].key, "set only one of \(RestartKeys.package.name), \(RestartKeys.file.name), \(RestartKeys.command.name)")
         }
         if case let .package(name, _) = source, let problem = AppKeyRules.versionPackageProblem(name) {
             throw reader.error(RestartKeys.package, problem)
