@@ -4,7 +4,7 @@
 SWIFT      ?= swift
 BUILD_DIR  := .build/debug
 RUN_DIR    := $(CURDIR)/run
-APT_NEEDS  := libsystemd-dev libsodium-dev zlib1g-dev pkg-config scdoc
+APT_NEEDS  := libsystemd-dev libsodium-dev zlib1g-dev pkg-config scdoc tzdata
 # What the tests run besides the build: command → the Debian package that has it.
 TEST_NEEDS := openssl:openssl /usr/bin/python3:python3 /lib/systemd/systemd-journald:systemd journalctl:systemd \
   systemd-nspawn:systemd-container debootstrap:debootstrap nsenter:util-linux tinyproxy:tinyproxy \

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import SSVCCore
+import SSVCTestSupport
 
 @Suite("schedule: phase points")
 struct PhasePointTests {

@@ -1,6 +1,7 @@
 import FoundationEssentials
 @testable import SSVCCore
 import Testing
+import SSVCTestSupport
 
 /// Phased offers as pure arithmetic: fixed clocks, fixed machines.
 @Suite("phased rollout: when a newer version is offered on this machine")

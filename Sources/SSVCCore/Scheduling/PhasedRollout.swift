@@ -18,12 +18,17 @@ package enum PhasedRollout {
         package var pinnedPosition: Double?
         /// This machine's app-specific id (hex), never its raw machine id.
         package var machine: String
+        /// `offer-windows` (SPEC §16): an offer waits for one; nil: none.
+        package var windows: OfferWindows?
 
-        package init(app: String, window: TimeInterval? = nil, pinnedPosition: Double? = nil, machine: String) {
+        package init(
+            app: String, window: TimeInterval? = nil, pinnedPosition: Double? = nil, machine: String, windows: OfferWindows? = nil
+        ) {
             self.app = app
             self.window = window
             self.pinnedPosition = pinnedPosition
             self.machine = machine
+            self.windows = windows
         }
 
         /// W for `document`: the app's window, else the document's; 0: no phasing.
@@ -92,13 +97,16 @@ package enum PhasedRollout {
     /// | a required update                                      | `document`      | none    | none |
     /// | a limit keeps it back, a list names an older one it allows | that one, settled as here | its offer | it |
     /// | a hold or a limit keeps the version back               | held back       | none    | it   |
-    /// | no settings, or neither a window nor a cap             | `document`      | none    | none |
+    /// | no settings, or no window, cap or offer window         | `document`      | none    | none |
     /// | `offered` offers this version, or it was offered before a limit kept it back | `document` | none | none |
     /// | `now` ≥ T + p × W (a late first check included), and p × 100 < the cap | `document` | none | none |
     /// | otherwise                                              | held back       | offer   | none |
     ///
     /// T is the document's date, else `firstSeen`; W the app's window,
-    /// else the document's (none: T); the cap is the document's
+    /// else the document's (none: T); with `offer-windows`, the offer
+    /// instant is the first one from T + p × W in a window, p's share of
+    /// minutes into it (`OfferWindows.offer`), and a window that passed
+    /// unseen gives way to the next; the cap is the document's
     /// `rolloutPercentage` (100 or none: no cap). Held back is `offered`
     /// when it offers an older update that the limits allow (a phased
     /// offer is never withdrawn while the machine runs the version it was
@@ -137,15 +145,25 @@ package enum PhasedRollout {
         guard let settings else { return Settled(decision: document) }
         let window = settings.window(for: document)
         let cap = document.rolloutPercentage.flatMap { $0 < 100 ? $0 : nil }
-        guard window > 0 || cap != nil, !madeBefore else { return Settled(decision: document) }
+        guard window > 0 || cap != nil || settings.windows != nil, !madeBefore else { return Settled(decision: document) }
         // Whole seconds, as the state file stores times: an offer settled
         // again after a restart lands on the very time it was stored with.
         let announced = Self.wholeSeconds(document.availableSince ?? firstSeen)
         let position = settings.position(for: version)
-        let offerAt = min(Self.wholeSeconds(announced.addingTimeInterval(position * window), up: true), latestOffer)
-        let offer = PhasedOffer(
+        var offerAt = min(Self.wholeSeconds(announced.addingTimeInterval(position * window), up: true), latestOffer)
+        var inWindow: OfferWindows.Offer?
+        if let windows = settings.windows {
+            inWindow = windows.offer(from: offerAt, position: position)
+            // A window passed unseen (the machine was off, or asleep) is
+            // never made up for outside one: the next window takes it.
+            if let missed = inWindow?.windowEnd, now >= missed { inWindow = windows.offer(from: now, position: position) }
+            offerAt = min(inWindow?.at ?? latestOffer, latestOffer)
+        }
+        var offer = PhasedOffer(
             version: version, announcedAt: announced, window: window, position: position, offerAt: offerAt, cap: cap, decision: document
         )
+        offer.windowStart = inWindow?.windowStart
+        offer.windowEnd = inWindow?.windowEnd
         guard now < offerAt || offer.capped else { return Settled(decision: document) }
         return Settled(decision: heldBack(document, offered: inForce), pending: offer)
     }
@@ -178,6 +196,10 @@ package struct PhasedOffer: Sendable, Equatable, Codable {
     /// The document's decision, in force from `offerAt` once p × 100 is
     /// below the cap.
     package var decision: Decision
+    /// The offer window `offerAt` is in (SPEC §16): its first instant and
+    /// the first after it; nil without `offer-windows`.
+    package var windowStart: Date?
+    package var windowEnd: Date?
 
     package init(
         version: String, announcedAt: Date, window: TimeInterval, position: Double, offerAt: Date, cap: Double? = nil, decision: Decision

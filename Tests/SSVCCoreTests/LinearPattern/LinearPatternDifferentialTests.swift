@@ -1,5 +1,6 @@
 import Testing
 @testable import SSVCCore
+import SSVCTestSupport
 
 /// Random patterns from the supported subset over the alphabet {a, b, 1, ., -}.
 ///

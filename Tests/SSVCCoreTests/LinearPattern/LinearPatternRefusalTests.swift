@@ -1,5 +1,6 @@
 import Testing
 @testable import SSVCCore
+import SSVCTestSupport
 
 @Suite("LinearPattern: what needs backtracking is refused, naming it") struct LinearPatternRefusalTests {
     /// Each refused construct: the pattern, a phrase the message must contain, and the offset.
