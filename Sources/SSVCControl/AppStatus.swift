@@ -38,6 +38,8 @@ package struct AppStatus: Sendable, Equatable, Codable {
     /// When the pending version is offered here, if time alone decides it;
     /// nil while the server's cap holds it.
     package var offerAt: String?
+    /// The offer window the pending version waits for (SPEC §16).
+    package var nextWindow: Window?
     /// The server's cap on the pending version's rollout, 0–100; nil: none.
     package var rolloutPercentage: Double?
     /// The share of the rollout this machine waits for (its position ×
@@ -95,6 +97,17 @@ package struct AppStatus: Sendable, Equatable, Codable {
             score = finding.score
             fixed = finding.fixed
             url = finding.url
+        }
+    }
+
+    /// An offer window: its first instant and the first after it (RFC 3339).
+    package struct Window: Sendable, Equatable, Codable {
+        package var start: String
+        package var end: String
+
+        package init(start: String, end: String) {
+            self.start = start
+            self.end = end
         }
     }
 

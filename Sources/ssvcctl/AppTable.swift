@@ -1,3 +1,4 @@
+import FoundationEssentials
 import SSVCControl
 import SSVCCore
 
@@ -22,7 +23,7 @@ enum AppTable {
                 notes.append("\(app.name): \(app.consecutiveFailures) failed check(s): \(error)")
             }
             if let pending = app.pendingVersion {
-                notes.append("\(app.name): \(pending) phased: \(waiting(app))")
+                notes.append("\(app.name): \(pending) " + (windowWait(app) ?? "phased: \(waiting(app))"))
             }
             if let held = held(app) { notes.append("\(app.name): \(held)") }
             notes += advisoryNotes(app).map { "\(app.name): \($0)" }
@@ -52,6 +53,15 @@ enum AppTable {
                 + (app.rolloutPercentage.map { " (now \(PhasedOffer.shareShown($0)) %)" } ?? "")
         }
         return "offered here at ?"
+    }
+
+    /// "waits for the window Sat 23:30 UTC (in 2 days), offered here at
+    /// Sat 23:47 UTC"; nil when the pending version waits for no window.
+    static func windowWait(_ app: AppStatus) -> String? {
+        guard let window = app.nextWindow, let start = RFC3339.parse(window.start) else { return nil }
+        var text = "waits for the window \(TimeText.weekday(start)) (\(TimeText.relative(start, now: Date())))"
+        if let offerAt = app.offerAt, let at = RFC3339.parse(offerAt), at > start { text += ", offered here at \(TimeText.weekday(at))" }
+        return text
     }
 
     /// "2.0 kept back by the hold at 1.2 (since …)", "held at 1.2 since …"

@@ -24,6 +24,10 @@ struct Evaluate: ParsableCommand {
             With --lifecycle instead, says where the release line of --version stands in an \
             endoflife.date answer at --now, by its dates as ssvcd decides: exit 0 supported, \
             security-only, ending or unknown (no release matches), 14 end of life, 1 error.
+
+            With --offer-windows instead, says when an offer due at --at is made on the \
+            machine at --position and in which window, as ssvcd decides: exit 0, 64 for a \
+            bad file (the key named).
             """
     )
 
@@ -42,6 +46,17 @@ struct Evaluate: ParsableCommand {
         "An endoflife.date API v1 answer (a product's or a release's) to evaluate instead of a response (a path, file:// URL or -).",
         valueName: "file"))
     var lifecycle: String?
+
+    @Option(help: ArgumentHelp(
+        "A TOML file holding offer-windows and windows-time-zone: when an offer is made instead (a path or -).", valueName: "file"))
+    var offerWindows: String?
+
+    @Option(help: ArgumentHelp("--offer-windows: the time the offer is due from, T + p × W (RFC 3339).", valueName: "time"))
+    var at: String?
+
+    // Taken whatever it starts with, as --rollout-position.
+    @Option(parsing: .unconditional, help: ArgumentHelp("--offer-windows: this machine's rollout position, 0 to 1 (default 0).", valueName: "p"))
+    var position: Double?
 
     @Option(help: ArgumentHelp("--lifecycle: " + Evaluate.help(LifecycleKeys.release), valueName: "name"))
     var release: String?
@@ -154,6 +169,11 @@ struct Evaluate: ParsableCommand {
     private var scheme: VersionScheme { versionScheme ?? (versionPackage != nil ? .debian : format.defaultVersionScheme) }
 
     func validate() throws {
+        if offerWindows != nil {
+            try validateOfferWindows()
+            return
+        }
+        if at != nil || position != nil { throw ValidationError("--at and --position go with --offer-windows") }
         if lifecycle != nil {
             try validateLifecycle()
             return
@@ -251,6 +271,10 @@ struct Evaluate: ParsableCommand {
     }
 
     func run() throws {
+        if let offerWindows {
+            try runOfferWindows(offerWindows)
+            return
+        }
         if let lifecycle {
             try runLifecycle(lifecycle)
             return

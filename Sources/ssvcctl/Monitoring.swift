@@ -65,6 +65,13 @@ enum Monitoring {
         func named(_ apps: [AppStatus], versions: Bool) -> String {
             apps.map { versions ? "\($0.name) (\(AppTable.versions($0)))" : $0.name }.joined(separator: ", ")
         }
+        // A version waiting for its offer window is said at every level.
+        let waiting = apps.compactMap { app in
+            app.pendingVersion.flatMap { version in
+                app.nextWindow.map { "\(app.name) \(withoutPipes(version)) (from \($0.start))" }
+            }
+        }
+        let waits = waiting.isEmpty ? "" : "; waiting for an offer window: " + waiting.joined(separator: ", ")
         var problems: [String] = []
         if !required.isEmpty { problems.append("update required: \(named(required, versions: true))") }
         if !vulnerable.isEmpty {
@@ -76,7 +83,7 @@ enum Monitoring {
         if !endOfLife.isEmpty { problems.append("end of life: " + endOfLife.map(Self.lifecycle).joined(separator: ", ")) }
         if !overdue.isEmpty { problems.append("restart pending too long: " + overdue.map(Self.restart).joined(separator: ", ")) }
         if !stale.isEmpty { problems.append("no success for two periods: \(named(stale, versions: false))") }
-        if !problems.isEmpty { return ("SSVC CRITICAL - \(problems.joined(separator: "; ")) | \(data)", 2) }
+        if !problems.isEmpty { return ("SSVC CRITICAL - \(problems.joined(separator: "; "))\(waits) | \(data)", 2) }
         var warnings: [String] = []
         if !available.isEmpty { warnings.append("update available: \(named(available, versions: true))") }
         // A failing check never reads as OK, and the line claims a kept
@@ -87,9 +94,9 @@ enum Monitoring {
         if !ending.isEmpty { warnings.append("support ending: " + ending.map(Self.lifecycle).joined(separator: ", ")) }
         if !securityOnly.isEmpty { warnings.append("security support only: " + securityOnly.map(Self.lifecycle).joined(separator: ", ")) }
         if !restart.isEmpty { warnings.append("restart pending: " + restart.map(Self.restart).joined(separator: ", ")) }
-        if !warnings.isEmpty { return ("SSVC WARNING - \(warnings.joined(separator: "; ")) | \(data)", 1) }
+        if !warnings.isEmpty { return ("SSVC WARNING - \(warnings.joined(separator: "; "))\(waits) | \(data)", 1) }
         let summary = apps.count == 1 ? "\(apps[0].name) \(apps[0].status.rawValue) (\(AppTable.versions(apps[0])))" : "\(apps.count) apps up to date"
-        return ("SSVC OK - \(summary) | \(data)", 0)
+        return ("SSVC OK - \(summary)\(waits) | \(data)", 0)
     }
 
     /// "billing (3 in a row, no good answer yet)", or "…, last good answer
@@ -144,6 +151,7 @@ enum Monitoring {
             case .securityOnly?, .supported?, .unknown?, nil: break
             }
             if let pending = app.restartPending { notes.append("restart pending (\(pending.installed) installed)") }
+            if let version = app.pendingVersion, let wait = AppTable.windowWait(app) { notes.append("\(version) \(wait)") }
             if app.consecutiveFailures > 0 { notes.append("checks failing (\(app.consecutiveFailures) in a row)") }
             if app.stale { notes.append("information may be outdated") }
             if !notes.isEmpty { lines.append("  \(app.name): \(notes.joined(separator: "; "))") }

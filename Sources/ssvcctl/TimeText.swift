@@ -29,6 +29,17 @@ enum TimeText {
         return String(decoding: buffer.prefix(count).map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
+    /// `Sat 23:30 UTC`: the weekday and minute in local time, for times
+    /// within a week (an offer window's).
+    static func weekday(_ date: Date) -> String {
+        var seconds = time_t(CivilTime.clampedSeconds(date).rounded(.down))
+        var parts = tm()
+        guard localtime_r(&seconds, &parts) != nil else { return RFC3339.format(date) }
+        var buffer = [CChar](repeating: 0, count: 64)
+        let count = strftime(&buffer, buffer.count, "%a %H:%M %Z", &parts)
+        return String(decoding: buffer.prefix(count).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
     /// "in 39 min", "3 h ago", "2 days ago", "now".
     static func relative(_ date: Date, now: Date) -> String {
         let seconds = date.timeIntervalSince(now)

@@ -200,6 +200,57 @@ struct ConfigurationLoaderTests {
         #expect(restartOnly.apps.first?.inputs[RestartPending.self]?.criticalDays == 7)
     }
 
+    @Test("offer windows: the daemon's for every app, an app's own over them, the zone from tzdata, and each fault named")
+    func offerWindows() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let set = try load("""
+            [daemon]
+            offer-windows = [ { days = ["Sat", "Sun"], start = "23:30", minutes = 60 } ]
+            windows-time-zone = "Europe/Berlin"
+            [[app]]
+            name = "inherits"
+            url = "https://x/y"
+            version = "1"
+            [[app]]
+            name = "own"
+            url = "https://x/y"
+            version = "1"
+            offer-windows = [ { days = ["Tue", "Wed", "Thu"], start = "02:00", minutes = 120 } ]
+            windows-time-zone = "UTC"
+            [[app]]
+            name = "zone-only"
+            url = "https://x/y"
+            version = "1"
+            windows-time-zone = "America/New_York"
+            """)
+        let inherits = try #require(set.apps.first { $0.name == "inherits" }?.offerWindows)
+        #expect(inherits.windows == [OfferWindows.Window(days: [5, 6], start: 1_410, minutes: 60)])
+        #expect(inherits.zone.name == "Europe/Berlin")
+        let own = try #require(set.apps.first { $0.name == "own" }?.offerWindows)
+        #expect(own.windows == [OfferWindows.Window(days: [1, 2, 3], start: 120, minutes: 120)] && own.zone == .utc)
+        let zoneOnly = try #require(set.apps.first { $0.name == "zone-only" }?.offerWindows)
+        #expect(zoneOnly.windows == inherits.windows && zoneOnly.zone.name == "America/New_York")
+        #expect(try load("[[app]]\nname = \"a\"\nurl = \"https://x/y\"\nversion = \"1\"\n").apps.first?.offerWindows == nil)
+        let app = "[[app]]\nname = \"a\"\nurl = \"https://x/y\"\nversion = \"1\"\n"
+        let faults: [(String, String)] = [
+            ("[daemon]\noffer-windows = []\n", "daemon.offer-windows: empty"),
+            (app + "offer-windows = [ { days = [\"Sat\"], start = \"24:00\", minutes = 60 } ]\n", "offer-windows[0].start: expected \"HH:MM\""),
+            (app + "offer-windows = [ { days = [\"Caturday\"], start = \"23:00\", minutes = 60 } ]\n", "offer-windows[0].days[0]: expected one of Mon"),
+            (app + "offer-windows = [ { days = [\"Sat\"], start = \"23:00\", minutes = 10081 } ]\n", "offer-windows[0].minutes: must be from 1 to 10080"),
+            (app + "windows-time-zone = \"UTC\"\n", "windows-time-zone: needs offer-windows"),
+            ("[daemon]\nwindows-time-zone = \"Mars/Olympus_Mons\"\n", "daemon.windows-time-zone: no zone 'Mars/Olympus_Mons' in /usr/share/zoneinfo"),
+            ("[daemon]\nwindows-time-zone = \"../../../etc/passwd\"\n", "daemon.windows-time-zone: '../../../etc/passwd': not a zone name"),
+            ("[daemon]\nwindows-time-zone = \"zone.tab\"\n", "daemon.windows-time-zone: /usr/share/zoneinfo/zone.tab: not a TZif file"),
+        ]
+        for (text, expected) in faults {
+            #expect {
+                _ = try load(text)
+            } throws: { error in
+                "\(error)".contains(expected)
+            }
+        }
+    }
+
     @Test("apps come from [[app]] tables and from the apps directory in name order, named by stem")
     func apps() throws {
         defer { try? FileManager.default.removeItem(at: folder) }

@@ -20,6 +20,8 @@ package enum MessageID: String, Sendable, CaseIterable {
     case lifecycle = "0c7cc3ad243b4f0b97b6c1271e3dd68f"
     /// A restart became pending (the installed version differs from the running one), or ended.
     case restartPending = "13c33136615f4ecd882335ab1112bcba"
+    /// A newer optional version waits for an offer window (SPEC §16).
+    case offerWindow = "058c7110870c4c62ae42928ecbc3cc37"
 
     /// The entry kind for a check that concluded `status`.
     package static func forCheck(_ status: UpdateStatus) -> MessageID {

@@ -14,7 +14,7 @@ extension CheckService {
     func rollout(for app: AppConfiguration) -> PhasedRollout.Settings {
         PhasedRollout.Settings(
             app: app.name, window: app.phasedRolloutSeconds.map { TimeInterval($0) },
-            pinnedPosition: configuration.daemon.rolloutPosition, machine: appSpecificID
+            pinnedPosition: configuration.daemon.rolloutPosition, machine: appSpecificID, windows: app.offerWindows
         )
     }
 

@@ -40,6 +40,10 @@ package struct DaemonSettings: Sendable, Equatable {
     /// This machine's place in every phased rollout, pinned; nil: drawn
     /// for each version.
     package var rolloutPosition: Double?
+    /// `offer-windows` for apps that list none; nil: none.
+    package var offerWindows: [OfferWindows.Window]? = nil
+    /// `windows-time-zone` for apps that name none.
+    package var windowsZone: ZoneRules = .utc
 }
 
 /// Where an app's running version comes from; read again before every check.
@@ -83,6 +87,8 @@ package struct AppConfiguration: Sendable, Equatable {
     package var signature: SignatureRequirement?
     /// `phased-rollout-seconds`: the rollout window; nil: the document's.
     package var phasedRolloutSeconds: Int?
+    /// `offer-windows` in its zone, its own or the daemon's; nil: none.
+    package var offerWindows: OfferWindows? = nil
     /// `max-version`: no offer above it, in the app's scheme.
     package var maxVersion: String?
     /// `ignore-versions`: versions never offered.

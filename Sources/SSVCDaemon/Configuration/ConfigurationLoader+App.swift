@@ -6,7 +6,7 @@ import SSVCPosix
 extension ConfigurationLoader {
     /// The app keys, the inputs' included; ssvcd.toml(5) describes each
     /// (a test holds it to that).
-    static let appKeys = AppKeys.all + AppInputs.keys
+    static let appKeys = AppKeys.all + AppInputs.keys + WindowKeys.all
 
     /// Headers an app may not set: the request's framing, its target, and
     /// the credentials, which have keys of their own.
@@ -129,6 +129,7 @@ extension ConfigurationLoader {
             clientIdentity: try clientIdentity(reader, environment: environment),
             signature: url == nil ? nil : signature,
             phasedRolloutSeconds: try reader.read(AppKeys.phasedRolloutSeconds),
+            offerWindows: try appWindows(reader, daemon: daemon),
             maxVersion: maxVersion,
             ignoreVersions: ignoreVersions,
             formatSettings: try formatSettings(reader, format: format),

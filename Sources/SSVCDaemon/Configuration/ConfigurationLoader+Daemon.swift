@@ -72,7 +72,9 @@ extension ConfigurationLoader {
             clientIdentity: try clientIdentity(table, environment: environment),
             metricsFile: try optionalPath(table, DaemonKeys.metricsFile, default: runtime + "/ssvc.prom"),
             hooksDirectory: try optionalPath(table, DaemonKeys.hooksDirectory, default: DaemonKeys.hooksDirectory.defaultValue),
-            rolloutPosition: try table.read(DaemonKeys.rolloutPosition)
+            rolloutPosition: try table.read(DaemonKeys.rolloutPosition),
+            offerWindows: try offerWindows(table),
+            windowsZone: try windowsZone(table) ?? .utc
         )
     }
 
@@ -83,5 +85,5 @@ extension ConfigurationLoader {
     }
 
     /// The `[daemon]` keys; ssvcd.toml(5) describes each (a test holds it to that).
-    static let daemonKeys = DaemonKeys.all
+    static let daemonKeys = DaemonKeys.all + WindowKeys.all
 }

@@ -138,6 +138,9 @@ final class AppReport: Sendable {
         status.holdSince = state.hold.map { RFC3339.format($0.since) }
         status.pendingVersion = pending?.version
         status.offerAt = pending?.dueAt.map(RFC3339.format)
+        if let pending, let start = pending.windowStart, let end = pending.windowEnd {
+            status.nextWindow = AppStatus.Window(start: RFC3339.format(start), end: RFC3339.format(end))
+        }
         status.rolloutPercentage = pending?.cap
         status.offerAtPercentage = pending.flatMap { $0.capped ? $0.percentageNeeded : nil }
         status.heldVersion = held?.version
@@ -175,6 +178,8 @@ final class AppReport: Sendable {
         var status: UpdateStatus
         var held: HeldBack?
         var currentVersion: String?
+        /// The version waiting for an offer window, and that window's start.
+        var windowWait: WindowWait?
         /// What each input's verdict said, by input.
         var said: [String: any Sendable]
     }
@@ -182,7 +187,18 @@ final class AppReport: Sendable {
     var told: Told {
         var said: [String: any Sendable] = [:]
         for verdict in verdicts { if let value = verdict.saidValue { said[verdict.input] = value } }
-        return Told(status: status, held: held, currentVersion: state.currentVersion, said: said)
+        return Told(status: status, held: held, currentVersion: state.currentVersion, windowWait: windowWait, said: said)
+    }
+
+    struct WindowWait: Equatable {
+        var version: String
+        var start: Date
+    }
+
+    /// The pending version, when it waits for an offer window.
+    var windowWait: WindowWait? {
+        guard let pending, let start = pending.windowStart else { return nil }
+        return WindowWait(version: pending.version, start: start)
     }
 
     /// What each input has to say that it did not say in `before`.

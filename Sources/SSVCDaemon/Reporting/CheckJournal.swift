@@ -146,6 +146,20 @@ struct CheckJournal: Sendable {
         )
     }
 
+    /// A newer version began to wait for an offer window, or for another one.
+    func windowWait(_ report: AppReport, offer: PhasedOffer) {
+        guard let start = offer.windowStart, let end = offer.windowEnd else { return }
+        var metadata = fields(report)
+        metadata["MESSAGE_ID"] = "\(MessageID.offerWindow.rawValue)"
+        metadata["SSVC_WINDOW_START"] = "\(RFC3339.format(start))"
+        metadata["SSVC_WINDOW_END"] = "\(RFC3339.format(end))"
+        let window = report.app.offerWindows.map { " (\($0.zone.name))" } ?? ""
+        logger.info(
+            "\(report.app.name): \(offer.version) waits for the offer window from \(RFC3339.format(start)) to \(RFC3339.format(end))\(window); offered here at \(RFC3339.format(offer.offerAt))",
+            metadata: metadata
+        )
+    }
+
     /// Nothing keeps `was` back any more: a hold was lifted, a limit
     /// changed, or the server moved on.
     func noLongerKeptBack(_ report: AppReport, was: HeldBack) {

@@ -82,6 +82,7 @@ final class Reporter {
         } else if logged, let was, held == nil, report.state.currentVersion == before.currentVersion {
             journal.noLongerKeptBack(report, was: was)
         }
+        if let wait = report.windowWait, wait != before.windowWait, let offer = report.pending { journal.windowWait(report, offer: offer) }
         let inputChanges = report.inputChanges(since: before)
         for inputChange in inputChanges { journal.input(report, inputChange) }
         if let hooks {
