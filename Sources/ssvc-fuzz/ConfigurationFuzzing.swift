@@ -1,4 +1,5 @@
 @preconcurrency import Glibc
+import FoundationEssentials
 import SSVCCore
 import SSVCDaemon
 import SSVCPosix
@@ -42,6 +43,9 @@ enum ConfigurationFuzzing {
         if let configuration = try? ConfigurationLoader.load(overrides, environment: [:]) { check(configuration) }
     }
 
+    /// When the windows of a fuzzed configuration are asked for an offer.
+    static let windowsFrom = Date(timeIntervalSince1970: 1_800_000_000)
+
     /// What a configuration that loads promises the daemon: numbers in
     /// their ranges, one app per name, names a journal field can carry.
     static func check(_ configuration: Configuration) {
@@ -63,6 +67,16 @@ enum ConfigurationFuzzing {
                 for ignore in advisories.ignores { precondition(AppKeyRules.advisoryNameProblem(ignore.id) == nil, "an ignore id \(ignore.id)") }
             }
             if let seconds = app.phasedRolloutSeconds { precondition(AppKeys.phasedRolloutSeconds.range.contains(seconds), "phased-rollout-seconds out of range") }
+            if let windows = app.offerWindows {
+                // An offer found is inside the window it names (SPEC §16).
+                for position in [0, 0.5, 1.0] {
+                    guard let offer = windows.offer(from: Self.windowsFrom, position: position) else { continue }
+                    precondition(offer.at >= Self.windowsFrom, "an offer before it was due")
+                    if let start = offer.windowStart, let end = offer.windowEnd {
+                        precondition(start <= offer.at && offer.at < end, "an offer outside its window: \(offer)")
+                    }
+                }
+            }
             for limit in [app.maxVersion].compactMap({ $0 }) + app.ignoreVersions {
                 precondition(AppKeyRules.versionLimitProblem(limit, scheme: app.versionScheme) == nil, "a limit that is no version: \(limit)")
             }

@@ -84,18 +84,25 @@ package struct OfferWindows: Sendable, Equatable {
     /// How far the search for a window goes: a zone whose clock skips
     /// every window for a year has none to offer.
     private static let horizonSeconds: Int64 = 400 * 86_400
+    /// How many stretches of one offset the search looks at, at most.
+    private static let maximumStretches = 4_096
 
     /// The offer for a version whose phased offer instant is `from` (A =
     /// T + p × W), for the machine at `position` p: the first instant ≥ A
     /// inside a window whose wall-clock time is at least floor(p × L)
     /// minutes after that window's start (L its length; at most its last
-    /// minute). Nil when no window opens within 400 days of A.
+    /// minute). Nil when no window opens within 400 days of A (or 4,096
+    /// changes of the zone's offset).
     package func offer(from: Date, position: Double) -> Offer? {
         let first = Int64(CivilTime.clampedSeconds(from).rounded(.up))
         guard !alwaysOpen else { return Offer(at: Date(seconds: first), windowStart: nil, windowEnd: nil) }
         let p = position.isFinite ? min(max(position, 0), 1) : 0
         var instant = first
-        while instant - first <= Self.horizonSeconds {
+        // Real zones change a few times a year; a file that changes every
+        // minute (a hostile /etc/localtime) costs a bounded search, no hang.
+        var stretches = 0
+        while instant - first <= Self.horizonSeconds, stretches < Self.maximumStretches {
+            stretches += 1
             let offset = Int64(zone.offset(at: instant))
             let change = zone.nextChange(after: instant)
             let wallEnd = change.map { $0 + offset } ?? Int64.max

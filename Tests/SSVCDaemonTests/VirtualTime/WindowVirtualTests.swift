@@ -56,6 +56,31 @@ struct WindowVirtualTests {
         await Stage.end(daemon, server)
     }
 
+    @Test("a machine off through its window is not offered when it starts again: the next window takes it")
+    func offThroughTheWindow() async throws {
+        let (clock, server) = try await Stage.stage { _ in Stage.body("2.0") }
+        let daemon = try VirtualDaemon(
+            daemon: "first-check-window-seconds = 0\nrollout-position = 0",
+            apps: Stage.app("a", server, schedule: "weekly", extra: #"offer-windows = [ { days = ["Sat", "Sun"], start = "23:30", minutes = 60 } ]"#),
+            clock: clock, transport: server
+        )
+        await daemon.start()
+        await clock.advance(by: 0)
+        #expect(await daemon.service.status(of: "a")?.first?.offerAt == "2027-01-16T23:30:00Z")
+        // Off from Saturday noon to Sunday 09:00: Saturday's window passes unseen.
+        await clock.advance(to: RFC3339.parse("2027-01-16T12:00:00Z")!)
+        await daemon.stop()
+        await clock.advance(to: RFC3339.parse("2027-01-17T09:00:00Z")!)
+        try await daemon.restart()
+        await clock.advance(by: 0)
+        let after = try #require(await daemon.service.status(of: "a")?.first)
+        #expect(after.status == .upToDate && after.offerAt == "2027-01-17T23:30:00Z", "\(after)")
+        #expect(after.nextWindow?.start == "2027-01-17T23:30:00Z")
+        await clock.advance(to: RFC3339.parse("2027-01-17T23:30:00Z")!)
+        #expect(await daemon.service.status(of: "a")?.first?.status == .updateAvailable)
+        await Stage.end(daemon, server)
+    }
+
     @Test("a reload that adds a window moves a waiting version to it; one that removes the windows offers it at once")
     func reloadMovesIt() async throws {
         let (clock, server) = try await Stage.stage { _ in Stage.body("2.0") }
