@@ -27,7 +27,7 @@ extension Evaluate {
         }
         let due = at.flatMap(RFC3339.parse) ?? Date()
         guard let offer = windows.offer(from: due, position: position ?? 0) else {
-            StandardError.writeLine("ssvcctl: no offer window opens within 400 days of \(RFC3339.format(due)) in \(windows.zone.name)")
+            StandardError.writeLine("ssvcctl: no offer window opens within 400 days (or 4,096 changes of the offset) of \(RFC3339.format(due)) in \(windows.zone.name)")
             throw ExitStatus.failure
         }
         if json {

@@ -170,7 +170,9 @@ struct NeverWedgeTests {
         let daemon = try DaemonProcess(apps: apps, folder: folder)
         #expect(await daemon.wait { FileManager.default.fileExists(atPath: daemon.socketPath) })
         let check = try await Executable.run("ssvcctl", ["--socket", daemon.socketPath, "check", "cmd", "--json", "--timeout", "20"])
-        #expect(check.seconds < 9)
+        // Answered at the 5 s limit, not after the command's 60 s: a bound far
+        // from both, since beside a loaded machine the answer once took 9.5 s (issue 49).
+        #expect(check.seconds < 30)
         #expect(check.standardOutput.contains("version-command sh did not finish within 5 s"), "\(check.standardOutput)")
         // SIGTERM while the command runs again: its group is killed, the stop does not wait out its limit.
         let second = try ChildProcess(try Executable.path("ssvcctl"), ["--socket", daemon.socketPath, "check", "cmd", "--timeout", "20"], output: "/dev/null", error: "/dev/null")

@@ -233,6 +233,14 @@ struct ZoneFilesTests {
         #expect(dublin.offset(at: july) == 3_600 && dublin.offset(at: january) == 0)
         let quoted = try zone("<+0330>-3:30")
         #expect(quoted.offset(at: july) == 12_600 && quoted.nextChange(after: july) == nil)
+        // A rule holding a terminal escape is named escaped (found by attack).
+        do {
+            _ = try zone("CET-1CEST,M3.5.0,M10.5.0/3\u{1B}]0;PWNED\u{07}")
+            Issue.record("a rule with an escape was read")
+        } catch let error as ZoneRulesError {
+            #expect(!error.reason.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 }, "\(error.reason)")
+            #expect(error.reason.contains("\\x1b]0;PWNED"), "\(error.reason)")
+        }
         for garbage in ["CE", "CET", "CET-1CEST,M13.1.0,M10.5.0", "CET-1CEST,M3.5.0", "<+03-3", "CET-25", "CET-1CEST,J0,J365", "CET-1CEST,M3.5.0/168,M10.5.0"] {
             #expect(throws: ZoneRulesError.self, "\(garbage)") { try zone(garbage) }
         }

@@ -103,7 +103,8 @@ package struct ZoneRules: Sendable, Equatable {
                 do {
                     footer = try PosixZoneRule(parsing: text)
                 } catch {
-                    throw ZoneRulesError("its rule '\(DisplayText.cut(text))': \(error.reason)")
+                    // A file's text, escaped: an error line may reach a terminal.
+                    throw ZoneRulesError("its rule '\(DisplayText.escaped(DisplayText.cut(text, bytes: 64)))': \(error.reason)")
                 }
             }
         }
