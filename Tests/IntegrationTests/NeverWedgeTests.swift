@@ -362,7 +362,7 @@ struct NeverWedgeTests {
         #expect(await daemon.stop() == 0)
     }
 
-    @Test("tag-patterns that backtrack for ever elsewhere, over a server's tags: matched in linear time, GetStatus and another app's Check answer, SIGTERM stops in 2 s")
+    @Test("tag-patterns that backtrack for ever elsewhere, over a server's tags: matched in linear time, GetStatus and another app's Check answer, SIGTERM stops in 5 s")
     func hostileTagPatterns() async throws {
         let folder = try TemporaryFolder()
         func releases(_ tags: [String]) throws -> String {
@@ -396,8 +396,11 @@ struct NeverWedgeTests {
         }
         let other = try await Executable.run("ssvcctl", ["--socket", daemon.socketPath, "check", "other", "--timeout", "60"])
         #expect(other.status == 10)
-        #expect(other.seconds < 2, "another app's Check took \(other.seconds) s")
-        #expect(slowest < 1, "GetStatus took \(slowest) s")
+        // The match takes seconds quiet and tens of seconds beside Tests/busy:
+        // an executor it held would show as that long, so the bounds leave
+        // room for a loaded machine's scheduling (issue 49), not for the match.
+        #expect(other.seconds < 5, "another app's Check took \(other.seconds) s")
+        #expect(slowest < 3, "GetStatus took \(slowest) s")
         _ = await hostile.exitCode()
         let status = try await daemon.statusByApp()
         for name in ["nested", "exponential"] {
@@ -412,6 +415,7 @@ struct NeverWedgeTests {
         _ = try ChildProcess(try Executable.path("ssvcctl"), ["--socket", daemon.socketPath, "check", "plain", "--timeout", "60"], output: "/dev/null", error: "/dev/null")
         await pause(0.1)
         #expect(await daemon.stop() == 0)
-        #expect(daemon.stopSeconds < 2, "SIGTERM took \(daemon.stopSeconds) s")
+        // 2.4 s beside Tests/busy once (issue 49); waiting out the match would be far longer.
+        #expect(daemon.stopSeconds < 5, "SIGTERM took \(daemon.stopSeconds) s")
     }
 }
