@@ -21,22 +21,23 @@ enum TimeText {
     /// The local date and minute with the zone's abbreviation, from the
     /// C library (TZ, /etc/localtime): no ICU.
     static func local(_ date: Date) -> String {
-        var seconds = time_t(CivilTime.clampedSeconds(date).rounded(.down))
-        var parts = tm()
-        guard localtime_r(&seconds, &parts) != nil else { return RFC3339.format(date) }
-        var buffer = [CChar](repeating: 0, count: 64)
-        let count = strftime(&buffer, buffer.count, "%Y-%m-%d %H:%M %Z", &parts)
-        return String(decoding: buffer.prefix(count).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        formatted(date, "%Y-%m-%d %H:%M %Z")
     }
 
     /// `Sat 23:30 UTC`: the weekday and minute in local time, for times
     /// within a week (an offer window's).
     static func weekday(_ date: Date) -> String {
+        formatted(date, "%a %H:%M %Z")
+    }
+
+    /// `date` in local time by strftime's `pattern`; RFC 3339 UTC when the
+    /// C library cannot convert it.
+    private static func formatted(_ date: Date, _ pattern: String) -> String {
         var seconds = time_t(CivilTime.clampedSeconds(date).rounded(.down))
         var parts = tm()
         guard localtime_r(&seconds, &parts) != nil else { return RFC3339.format(date) }
         var buffer = [CChar](repeating: 0, count: 64)
-        let count = strftime(&buffer, buffer.count, "%a %H:%M %Z", &parts)
+        let count = strftime(&buffer, buffer.count, pattern, &parts)
         return String(decoding: buffer.prefix(count).map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 

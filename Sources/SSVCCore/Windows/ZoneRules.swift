@@ -117,28 +117,25 @@ package struct ZoneRules: Sendable, Equatable {
     package func offset(at instant: Int64) -> Int32 {
         // After the last transition, or with none, the footer rules (RFC 8536 §3.2).
         if let footer, transitions.last.map({ instant >= $0 }) ?? true { return footer.offset(at: instant) }
-        // The last transition at or before `instant`.
+        let passed = transitionsPassed(by: instant)
+        return passed == 0 ? initial : offsets[passed - 1]
+    }
+
+    /// How many transitions are at or before `instant` (a binary search).
+    private func transitionsPassed(by instant: Int64) -> Int {
         var low = 0
         var high = transitions.count
         while low < high {
             let middle = (low + high) / 2
             if transitions[middle] <= instant { low = middle + 1 } else { high = middle }
         }
-        return low == 0 ? initial : offsets[low - 1]
+        return low
     }
 
     /// The first instant after `instant` at which the offset may change;
     /// nil when it never does again.
     package func nextChange(after instant: Int64) -> Int64? {
-        if let last = transitions.last, instant < last {
-            var low = 0
-            var high = transitions.count
-            while low < high {
-                let middle = (low + high) / 2
-                if transitions[middle] <= instant { low = middle + 1 } else { high = middle }
-            }
-            return transitions[low]
-        }
+        if let last = transitions.last, instant < last { return transitions[transitionsPassed(by: instant)] }
         return footer?.nextChange(after: instant)
     }
 }
