@@ -52,6 +52,8 @@ public enum AdvisoryFiles {
     /// be read is skipped and named in the evaluator; a source that cannot
     /// be read at all (not a zip, cut short, over its bounds) throws.
     public static func read(path: String, into evaluator: inout AdvisoryEvaluator, limits: Budget) throws(Failure) {
+        // A read that waited its turn past its deadline begins nothing.
+        try checkDeadline(limits)
         var info = stat()
         guard stat(path, &info) == 0 else {
             throw Failure(description: "cannot read \(DisplayText.escaped(path)): \(String(cString: strerror(errno)))")
@@ -188,28 +190,38 @@ public enum AdvisoryFiles {
         }
     }
 
-    /// One file: a record, an array of records, or an API answer.
+    /// One file: a record, an array of records, or an API answer. Its
+    /// records are kept as parsed and read one at a time.
     static func readDocument(_ bytes: [UInt8], name: String, into evaluator: inout AdvisoryEvaluator) throws(Failure) {
         let root: JSONValue
         do {
-            root = try JSONParser.parse(bytes)
+            root = try JSONParser.parse(bytes, memoryLimit: OSVRecord.maximumTreeBytes)
         } catch {
             throw Failure(description: "\(DisplayText.escaped(name)): \(error)")
         }
-        let document = JSONField(root: root)
-        let records: [JSONField]
-        if case .array = root {
-            records = (try? document.elements()) ?? []
-        } else if let vulns = document.member("vulns") {
-            do { records = try vulns.elements() } catch { throw Failure(description: "\(DisplayText.escaped(name)): \(error)") }
+        // A list's records, each named by its position; else the one record.
+        let found: (records: [JSONValue], path: String)?
+        if case let .array(elements) = root {
+            found = (elements, "")
+        } else if let vulns = JSONField(root: root).member("vulns") {
+            guard case let .array(elements) = vulns.value else { throw Failure(description: "\(DisplayText.escaped(name)): \(vulns.mismatch("an array"))") }
+            found = (elements, "vulns")
         } else {
-            records = [document]
+            found = nil
         }
-        for (index, record) in records.enumerated() {
+        guard let list = found else {
             do {
-                evaluator.add(try OSVRecord(record))
+                evaluator.add(try OSVRecord(JSONField(root: root)))
             } catch {
-                evaluator.skip(records.count == 1 ? name : "\(name)[\(index)]", problem: error.description)
+                evaluator.skip(name, problem: error.description)
+            }
+            return
+        }
+        for (index, record) in list.records.enumerated() {
+            do {
+                evaluator.add(try OSVRecord(JSONField(value: record, path: "\(list.path)[\(index)]")))
+            } catch {
+                evaluator.skip(list.records.count == 1 ? name : "\(name)[\(index)]", problem: error.description)
             }
         }
     }

@@ -29,6 +29,9 @@ enum OSVFuzzing {
                 }
             }
         }
-        _ = try? OSVQuery.page(bytes)
+        // Each record of a page is read as it is reached.
+        if let page = try? OSVQuery.page(bytes) {
+            for case .success(let record) in page.records { precondition(!record.id.isEmpty, "a record without an id read") }
+        }
     }
 }

@@ -94,4 +94,53 @@ struct JSONParserTests {
         }
         #expect(error?.message == "the document is only white space")
     }
+
+    @Test("a memory limit refuses a document whose tree would pass it, as it is read, and names it; within it, the same tree")
+    func memoryLimit() throws {
+        // 1,000 values of 48 bytes each, 17 strings of 16 bytes and more of 64.
+        let small = "[" + Array(repeating: "{}", count: 999).joined(separator: ",") + "]"
+        #expect(try JSONParser.parse(Array(small.utf8), memoryLimit: 1_000 * JSONParser.valueCost) == (try JSONParser.parse(small)))
+        do throws(JSONSyntaxError) {
+            _ = try JSONParser.parse(Array(small.utf8), memoryLimit: 999 * JSONParser.valueCost)
+            Issue.record("a tree of 1,000 values read within 999 values' memory")
+        } catch {
+            #expect(error.tooLarge)
+            #expect(error.description == "refused: the document would take more than 47952 bytes of memory once read at line 1, column 2996")
+        }
+        // A string's heap storage counts (a 16-byte one is not inline), an inline one's does not.
+        let strings = #"["aaaaaaaaaaaaaaaa","bbbbbbbbbbbbbbb"]"#
+        let cost = 3 * JSONParser.valueCost + JSONParser.textCost(16)
+        #expect(JSONParser.textCost(15) == 0 && JSONParser.textCost(16) == 64)
+        #expect((try? JSONParser.parse(Array(strings.utf8), memoryLimit: cost)) != nil)
+        #expect((try? JSONParser.parse(Array(strings.utf8), memoryLimit: cost - 1)) == nil)
+        // Past 32 members, an object's keys count three times as much: its arrays grow by doubling.
+        let object = "{" + (0...32).map { "\"k\($0)\":0" }.joined(separator: ",") + "}"
+        let objectCost = 34 * JSONParser.valueCost + 32 * 32 + 96
+        #expect((try? JSONParser.parse(Array(object.utf8), memoryLimit: objectCost)) != nil)
+        #expect((try? JSONParser.parse(Array(object.utf8), memoryLimit: objectCost - 1)) == nil)
+        // A syntax error is not "too large".
+        do throws(JSONSyntaxError) { _ = try JSONParser.parse(Array("[1,".utf8), memoryLimit: 1 << 20) } catch { #expect(!error.tooLarge) }
+    }
+
+    @Test("16 MiB of [1,1,…] is refused within OSV's 48 MiB, not read into a tree of several times its size")
+    func largeArrayRefused() async {
+        let error = await offPool { () -> JSONSyntaxError? in
+            var text = [UInt8](repeating: UInt8(ascii: "1"), count: 16 << 20)
+            text[0] = UInt8(ascii: "[")
+            for index in stride(from: 2, to: text.count - 2, by: 2) { text[index] = UInt8(ascii: ",") }
+            text[text.count - 1] = UInt8(ascii: "]")
+            do throws(JSONSyntaxError) { _ = try JSONParser.parse(text, memoryLimit: OSVRecord.maximumTreeBytes) } catch { return error }
+            return nil
+        }
+        #expect(error?.tooLarge == true)
+        #expect(error?.message == "the document would take more than 48 MiB of memory once read")
+    }
+
+    @Test("a value holds its scalar inline, not in a heap box of its own (an indirect enum is one pointer)")
+    func valuesInline() {
+        // 16 MiB of [1,1,…] took 483 MiB as boxes (issue 51); JSONParser.valueCost assumes a slot of at most 24 bytes.
+        #expect(MemoryLayout<JSONValue>.size > MemoryLayout<Int>.size)
+        #expect(MemoryLayout<JSONValue>.stride <= 24)
+        #expect(MemoryLayout<(key: String, value: JSONValue)>.stride <= 40)
+    }
 }

@@ -86,11 +86,19 @@ public struct OSVRecord: Sendable, Equatable {
     public static let maximumEventsPerRange = 4_096
     public static let maximumEventsPerRecord = 16_384
 
+    /// The most memory one document of records (a record, an API page,
+    /// a file of records) may take once parsed, as `JSONParser` counts it:
+    /// real records, compact, count 3 to 4 times their text (a page of
+    /// 1,000 is a few megabytes), while 16 MiB of `[1,1,…]` would count
+    /// 384 MiB. With the page's text and one such read at a time, a
+    /// release daemon's peak stays under 128 MiB (issue 51).
+    public static let maximumTreeBytes = 48 << 20
+
     /// Reads one record from its JSON text.
     public init(parsing bytes: [UInt8]) throws(DocumentError) {
         let root: JSONValue
         do {
-            root = try JSONParser.parse(bytes)
+            root = try JSONParser.parse(bytes, memoryLimit: Self.maximumTreeBytes)
         } catch {
             throw DocumentError(path: "", problem: error.description)
         }

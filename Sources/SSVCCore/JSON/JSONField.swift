@@ -10,7 +10,7 @@ public struct JSONField: Sendable {
         self.path = ""
     }
 
-    init(value: JSONValue, path: String) {
+    package init(value: JSONValue, path: String) {
         self.value = value
         self.path = path
     }

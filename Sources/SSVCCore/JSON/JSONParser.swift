@@ -9,16 +9,40 @@ public struct JSONParser {
     /// Nesting deeper than this is rejected, not recursed into.
     public static let maximumDepth = 128
 
+    /// The most memory the parsed tree may take, as `treeCost` counts it:
+    /// a server's text read into a tree costs several times its size
+    /// (16 MiB of `[{},{},…]` took 1.3 GiB before this bound, issue 51),
+    /// so a reader of untrusted documents of megabytes bounds the tree, not
+    /// only the text. Nil: no bound (documents already held to a small size).
+    private let memoryLimit: Int?
+    private var treeCost = 0
+
     private let bytes: [UInt8]
     private var index = 0
     private var depth = 0
 
-    private init(_ bytes: [UInt8]) { self.bytes = bytes }
+    private init(_ bytes: [UInt8], memoryLimit: Int?) {
+        self.bytes = bytes
+        self.memoryLimit = memoryLimit
+    }
+
+    /// What one value takes beside its text, in bytes: its slot in its
+    /// array or object, with the slack of a growing array.
+    static let valueCost = 48
+    /// Objects of up to this many members are counted as small: a
+    /// record's have a few.
+    static let smallObject = 32
+    /// What a string or number's text takes: nothing up to the 15 bytes
+    /// Swift keeps inline, else its heap storage (a 32-byte header, the
+    /// bytes, and the allocator's rounding).
+    static func textCost(_ count: Int) -> Int { count > 15 ? 48 + count : 0 }
 
     /// Parses one JSON document, which must be the whole input apart from
-    /// surrounding white space.
-    public static func parse(_ bytes: [UInt8]) throws(JSONSyntaxError) -> JSONValue {
-        var parser = JSONParser(bytes)
+    /// surrounding white space. With `memoryLimit`, a document whose tree
+    /// would take more bytes than that is refused as it is read (the error's
+    /// `tooLarge` is then true).
+    public static func parse(_ bytes: [UInt8], memoryLimit: Int? = nil) throws(JSONSyntaxError) -> JSONValue {
+        var parser = JSONParser(bytes, memoryLimit: memoryLimit)
         parser.skipWhitespace()
         guard parser.index < bytes.count else {
             throw parser.error(bytes.isEmpty ? "the document is empty" : "the document is only white space")
@@ -35,16 +59,35 @@ public struct JSONParser {
         try parse(Array(text.utf8))
     }
 
+    /// Counts `bytes` more of the tree against the memory limit.
+    private mutating func spend(_ bytes: Int) throws(JSONSyntaxError) {
+        guard let memoryLimit else { return }
+        treeCost += bytes
+        if treeCost > memoryLimit {
+            let limit = memoryLimit % (1 << 20) == 0 ? "\(memoryLimit >> 20) MiB" : "\(memoryLimit) bytes"
+            var failure = error("the document would take more than \(limit) of memory once read")
+            failure.tooLarge = true
+            throw failure
+        }
+    }
+
     private mutating func parseValue() throws(JSONSyntaxError) -> JSONValue {
         guard index < bytes.count else { throw error("unexpected end of document") }
+        try spend(Self.valueCost)
         switch bytes[index] {
         case UInt8(ascii: "{"): return try parseObject()
         case UInt8(ascii: "["): return try parseArray()
-        case UInt8(ascii: "\""): return .string(try parseString())
+        case UInt8(ascii: "\""):
+            let text = try parseString()
+            try spend(Self.textCost(text.utf8.count))
+            return .string(text)
         case UInt8(ascii: "t"): try expectLiteral("true"); return .bool(true)
         case UInt8(ascii: "f"): try expectLiteral("false"); return .bool(false)
         case UInt8(ascii: "n"): try expectLiteral("null"); return .null
-        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number(try parseNumber())
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            let text = try parseNumber()
+            try spend(Self.textCost(text.utf8.count))
+            return .number(text)
         default: throw error("unexpected \(describeCurrent()), expected a value")
         }
     }
@@ -74,6 +117,11 @@ public struct JSONParser {
             }
             let keyStart = index
             let key = try parseString()
+            // Its text, its half of the member's slot and its entry in
+            // `seen`; in a large object more: the members and `seen` grow
+            // by doubling, holding up to three times their size meanwhile
+            // (1.2 million keys in one object took 127 MiB at 32).
+            try spend(Self.textCost(key.utf8.count) + (members.count < Self.smallObject ? 32 : 96))
             guard seen.insert(key).inserted else {
                 index = keyStart
                 throw error("duplicate key \"\(key)\"")
@@ -285,11 +333,13 @@ public struct JSONParser {
     }
 }
 
-/// Why a document is not JSON, and where.
+/// Why a document is not JSON, or is refused as too large to read, and where.
 public struct JSONSyntaxError: Error, Equatable, CustomStringConvertible {
     public let message: String
     public let line: Int
     public let column: Int
+    /// Valid so far, but past the reader's memory limit.
+    public internal(set) var tooLarge = false
 
-    public var description: String { "not valid JSON: \(message) at line \(line), column \(column)" }
+    public var description: String { "\(tooLarge ? "refused" : "not valid JSON"): \(message) at line \(line), column \(column)" }
 }
