@@ -97,7 +97,7 @@ extension DaemonFigures {
 
     /// Points the symbolic link `link` at `target`, replacing it at once:
     /// a new identity (device, inode, size, time), so the daemon reads it.
-    private static func point(_ link: String, at target: String) throws(BenchError) {
+    static func point(_ link: String, at target: String) throws(BenchError) {
         let next = link + ".next"
         unlink(next)
         guard symlink(target, next) == 0, rename(next, link) == 0 else {

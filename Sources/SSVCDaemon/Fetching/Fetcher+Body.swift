@@ -15,10 +15,15 @@ extension Fetcher {
     func collect(
         _ response: HTTPClientResponse, deadline: NIODeadline, limit: BodyBound, sink: Int32?, limitText: String
     ) async throws(FetchError) -> [UInt8] {
-        if let length = response.headers.first(name: "Content-Length").flatMap(Int.init), length > limit.bytes {
+        let length = response.headers.first(name: "Content-Length").flatMap(Int.init)
+        if let length, length > limit.bytes {
             throw FetchError("response of \(length) bytes is larger than \(limit)")
         }
         var body: [UInt8] = []
+        // Room for the declared length at once: growing by doubling held a
+        // 16 MiB page and half of it while it was copied. Pages not written
+        // to (a server that declares more than it sends) are never resident.
+        if sink == nil, let length, length > 0 { body.reserveCapacity(length) }
         var count = 0
         do {
             for try await chunk in response.body {
