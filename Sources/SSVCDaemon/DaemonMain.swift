@@ -91,37 +91,43 @@ package enum DaemonMain {
             return 1
         }
         let runtime = CheckService.Runtime.live
-        let loaded: StateStore.Loaded
+        let idleMemory = IdleMemoryReleaser()
+        let service: CheckService
+        // The state as read lives only in this scope: kept to the end of
+        // `run`, all of it (every record of a 64 MiB file, 386 MiB) stayed
+        // for the daemon's life beside the pruned state in force (issue 52).
         do {
-            loaded = try store.load(now: runtime.clock.now)
-        } catch {
-            logger.critical("cannot use the state directory: \(error)", metadata: ["SSVC_ERROR": "\(error)"])
-            if echoesToStandardError(logTarget) { StandardError.writeEscapedLine("ssvcd: cannot use the state directory: \(error)") }
-            return 73  // EX_CANTCREAT
-        }
-        if let schema = loaded.newerSchema {
-            logger.error(
-                "\(store.path) was written by a newer ssvc (schema \(schema); this one reads \(DaemonState.currentSchema)): kept as it is and not written; running on a fresh state in memory",
-                metadata: ["MESSAGE_ID": "\(MessageID.stateRecovered.rawValue)", "SSVC_ERROR": "state schema \(schema) is newer than \(DaemonState.currentSchema)"]
+            let loaded: StateStore.Loaded
+            do {
+                loaded = try store.load(now: runtime.clock.now)
+            } catch {
+                logger.critical("cannot use the state directory: \(error)", metadata: ["SSVC_ERROR": "\(error)"])
+                if echoesToStandardError(logTarget) { StandardError.writeEscapedLine("ssvcd: cannot use the state directory: \(error)") }
+                return 73  // EX_CANTCREAT
+            }
+            if let schema = loaded.newerSchema {
+                logger.error(
+                    "\(store.path) was written by a newer ssvc (schema \(schema); this one reads \(DaemonState.currentSchema)): kept as it is and not written; running on a fresh state in memory",
+                    metadata: ["MESSAGE_ID": "\(MessageID.stateRecovered.rawValue)", "SSVC_ERROR": "state schema \(schema) is newer than \(DaemonState.currentSchema)"]
+                )
+            }
+            // Held on read to what a write keeps (issue 52).
+            let (startState, cut) = loaded.state.bounded(responseBytes: configuration.daemon.maxResponseBytes)
+            for repair in loaded.repairs + cut {
+                logger.warning("\(repair)", metadata: ["MESSAGE_ID": "\(MessageID.stateRecovered.rawValue)", "SSVC_ERROR": "\(repair)"])
+            }
+            if let recovery = loaded.recovery {
+                logger.warning("state file unusable (\(recovery.reason)); moved to \(recovery.movedTo), starting fresh", metadata: [
+                    "MESSAGE_ID": "\(MessageID.stateRecovered.rawValue)", "SSVC_ERROR": "\(recovery.reason)",
+                ])
+            }
+
+            service = CheckService(
+                configuration: configuration, overrides: overrides, environment: environment, state: startState,
+                store: loaded.newerSchema == nil ? store : nil, logger: logger, machineID: machineID(), machine: MachineFactsReader.gather(), idleMemory: idleMemory,
+                runtime: runtime
             )
         }
-        // Held on read to what a write keeps (issue 52).
-        let (startState, cut) = loaded.state.bounded(responseBytes: configuration.daemon.maxResponseBytes)
-        for repair in loaded.repairs + cut {
-            logger.warning("\(repair)", metadata: ["MESSAGE_ID": "\(MessageID.stateRecovered.rawValue)", "SSVC_ERROR": "\(repair)"])
-        }
-        if let recovery = loaded.recovery {
-            logger.warning("state file unusable (\(recovery.reason)); moved to \(recovery.movedTo), starting fresh", metadata: [
-                "MESSAGE_ID": "\(MessageID.stateRecovered.rawValue)", "SSVC_ERROR": "\(recovery.reason)",
-            ])
-        }
-
-        let idleMemory = IdleMemoryReleaser()
-        let service = CheckService(
-            configuration: configuration, overrides: overrides, environment: environment, state: startState,
-            store: loaded.newerSchema == nil ? store : nil, logger: logger, machineID: machineID(), machine: MachineFactsReader.gather(), idleMemory: idleMemory,
-            runtime: runtime
-        )
         let server: ControlServer
         do {
             server = try await ControlServer.start(

@@ -21,7 +21,7 @@ struct Daemon: ParsableCommand {
     @Option(help: "Seconds to count wake-ups while idle.") var idleSeconds = 60
     @Option(help: "Checks for the CPU-per-check figure.") var checks = 1_000
     @Option(help: "Apps for the RSS figures (repeat for several).") var apps: [Int] = [1, 10, 1_000]
-    @Option(help: "Only these figures (repeatable): footprint, burst, ready, offers, control, hostile, holds, check, advisories, documents.") var only: [String] = []
+    @Option(help: "Only these figures (repeatable): footprint, burst, ready, offers, control, hostile, holds, state, check, advisories, documents.") var only: [String] = []
     @Option(help: "For advisories: an OSV export zip to read (Tests/Fixtures/osv_export.py 200 FILE --package requests makes one).")
     var export: String?
     @Option(help: "For advisories: the ecosystem asked about.") var ecosystem = "PyPI"
@@ -49,6 +49,7 @@ struct Daemon: ParsableCommand {
             if wanted("control") { try figures.control() }
             if wanted("hostile") { try figures.neverReadingClients() }
             if wanted("holds") { try figures.holdStorm() }
+            if wanted("state") { try figures.worstStateFile() }
             if wanted("check") { try figures.checkCost(checks: checks) }
             if wanted("documents") { try figures.worstDocuments() }
             if wanted("advisories") {
