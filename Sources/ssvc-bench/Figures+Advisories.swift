@@ -28,19 +28,7 @@ extension DaemonFigures {
         }
         try SmallExport.write(to: small, ecosystem: ecosystem, package: package)
         try Self.point(mirror, at: small)
-        let daemon = try DaemonUnderTest(
-            ssvcd: ssvcd, apps: 1, url: nil, minimumInterval: 0,
-            appSettings: """
-                advisories = "osv"
-                advisories-url = "file://\(mirror)"
-                advisories-ecosystem = "\(ecosystem)"
-                advisories-package = "\(package)"
-                """
-        )
-        try daemon.waitForFirstChecks(member: "advisoriesChecked")
-        let connection = try daemon.connect()
-        sleep(Self.settle)
-        let before = daemon.memory()
+        let (daemon, connection, before) = try mirrorDaemon(apps: 1, link: mirror, ecosystem: ecosystem, package: package)
         var readings: [String] = []
         var peakReset = true
         for read in 1...reads {
@@ -84,6 +72,27 @@ extension DaemonFigures {
                 + "VmRSS and RssAnon sampled every 10 ms, from the Check to \(Self.tail) s after its reply; "
                 + "idle readings \(Self.settle) s after the last call, /proc/PID/status and smaps_rollup"
         )
+    }
+
+    /// A daemon of `apps` apps with advisories only, each reading the
+    /// `file://` mirror `link`, once every first read is done and the
+    /// daemon has been idle `settle` seconds: it, a connection, its memory.
+    func mirrorDaemon(
+        apps: Int, link: String, ecosystem: String, package: String
+    ) throws(BenchError) -> (DaemonUnderTest, VarlinkClient, DaemonUnderTest.Memory) {
+        let daemon = try DaemonUnderTest(
+            ssvcd: ssvcd, apps: apps, url: nil, minimumInterval: 0,
+            appSettings: """
+                advisories = "osv"
+                advisories-url = "file://\(link)"
+                advisories-ecosystem = "\(ecosystem)"
+                advisories-package = "\(package)"
+                """
+        )
+        try daemon.waitForFirstChecks(member: "advisoriesChecked")
+        let connection = try daemon.connect()
+        sleep(Self.settle)
+        return (daemon, connection, daemon.memory())
     }
 
     /// Seconds the peak is still watched after the read's `Check` returns.

@@ -1,4 +1,5 @@
 @preconcurrency import Glibc
+import SSVCControl
 import SSVCCore
 import SSVCPosix
 
@@ -20,19 +21,7 @@ extension DaemonFigures {
         }
         try Self.write("[]", to: empty)
         try Self.point(link, at: empty)
-        let daemon = try DaemonUnderTest(
-            ssvcd: ssvcd, apps: 3, url: nil, minimumInterval: 0,
-            appSettings: """
-                advisories = "osv"
-                advisories-url = "file://\(link)"
-                advisories-ecosystem = "PyPI"
-                advisories-package = "requests"
-                """
-        )
-        try daemon.waitForFirstChecks(member: "advisoriesChecked")
-        let connection = try daemon.connect()
-        sleep(Self.settle)
-        let idle = daemon.memory()
+        let (daemon, connection, idle) = try mirrorDaemon(apps: 3, link: link, ecosystem: "PyPI", package: "requests")
         let bytes = (16 << 20) - 64
         var readings: [String] = []
         // The last: 8 MiB of records shaped as osv.dev's, more than its pages of 1,000 hold, read.
