@@ -54,12 +54,12 @@ extension DaemonFigures {
         sleep(Self.settle)
         let idle = daemon.memory()
         daemon.stop()
-        let written2 = (try? BoundedReader.read(path: path, limit: 64 << 20).count) ?? 0
+        let writtenBack = (try? BoundedReader.read(path: path, limit: 64 << 20).count) ?? 0
         report(
             "peak memory at start with the worst state file",
             "\(String(mebibytes: size / 1024)) MiB file (\(copies) holds of apps no longer configured): socket answered after "
                 + "\(String(format2: answered ?? 0)) s; peak VmHWM \(String(mebibytes: peak)) MiB (\(String(format2: Double(peak) * 1024 / Double(size)))× the file); "
-                + "\(Self.settle) s after: \(idle); written back at stop: \(String(mebibytes: written2 / 1024)) MiB",
+                + "\(Self.settle) s after: \(idle); written back at stop: \(String(mebibytes: writtenBack / 1024)) MiB",
             target: "issue 52: peak at most 4× the file plus the usual idle",
             method: "release ssvcd, 1 app held through Varlink, stopped; its record copied under other names into state.json up to 64 MiB "
                 + "(the read limit); started again, VmHWM since exec read once the socket answered"

@@ -1,7 +1,6 @@
 import CMemory
 @preconcurrency import Glibc
 import FoundationEssentials
-import NIOConcurrencyHelpers
 import SSVCArchive
 import SSVCCore
 import SSVCPosix
@@ -65,34 +64,14 @@ struct AdvisoryCheck: Sendable {
         var retryAfter: Date? = nil
     }
 
-    /// Apps whose advisories are being read on a thread of their own. A
-    /// read that outlived its check's wait runs on until its next deadline
-    /// check; the app's next check starts none beside it (two reads left
-    /// two threads at 180 % CPU for minutes, issue 51). A lock box over
-    /// pthread, not `Synchronization.Mutex`: on Linux that one locks with raw
-    /// futex calls ThreadSanitizer cannot see, so it reports a race.
-    private static let reading = NIOLockedValueBox<Set<String>>([])
-
-    /// The read's tree is gone: its pages go back to the system before
-    /// the next read, which may run on another thread and so in another
-    /// malloc arena (three apps' reads, each refused at the bound, left
-    /// 113 MiB resident before this; one alone 91).
-    private static func releaseMemory() {
+    /// Ends a read that held `turns`: its tree is gone, so its pages go
+    /// back to the system before the next read, which may run on another
+    /// thread and so in another malloc arena (three apps' reads, each
+    /// refused at the bound, left 113 MiB resident before this; one alone
+    /// 91); then the next in line may read.
+    private static func endRead(_ turns: ReadTurns) {
         _ = ssvc_trim_heap()
-    }
-
-    /// Marks `app`'s read as running; false when one already is.
-    static func beginReading(_ app: String) -> Bool {
-        reading.withLockedValue { $0.insert(app).inserted }
-    }
-
-    static func endReading(_ app: String) {
-        _ = reading.withLockedValue { $0.remove(app) }
-    }
-
-    /// The failure of a check whose app's previous read still runs.
-    private var stillReading: Failure {
-        Failure(description: "the previous read of the advisories, past its time limit, has not ended yet: none is started beside it")
+        turns.give()
     }
 
     /// The package and version asked about: for `version-package`, the
@@ -151,17 +130,11 @@ struct AdvisoryCheck: Sendable {
             let deadline = MonotonicClock.seconds() + seconds
             let before = evaluator
             let pageNumber = pages
-            // One daemon's app: its state folder and its name (tests run many daemons in one process).
-            let name = daemon.stateDirectory + "/" + app.name
-            guard Self.beginReading(name) else { throw stillReading }
-            // The turn ends with the work, which may outlive the wait for it.
+            // The turn ends with the work, which may outlive the wait for
+            // it: the app's next read, like any other, waits for that end.
             turnHandedOn = true
             let read = await Offload.run("io.ssvc.advisories", within: seconds) {
-                defer {
-                    Self.endReading(name)
-                    Self.releaseMemory()
-                    turns.give()
-                }
+                defer { Self.endRead(turns) }
                 return Result { () throws(Failure) -> (AdvisoryEvaluator, String?) in
                     let page: OSVQuery.Page
                     do {
@@ -281,21 +254,12 @@ struct AdvisoryCheck: Sendable {
     /// Reads the records at `path` off the executor, within the download's time.
     private func readFile(_ path: String, into evaluator: inout AdvisoryEvaluator, limits: AdvisoryFiles.Budget) async throws(Failure) {
         let start = evaluator
-        let name = daemon.stateDirectory + "/" + app.name
         // One source in memory at a time in the daemon (`ReadTurns`).
         let turns = ReadTurns.of(daemon: daemon.stateDirectory)
         guard await turns.take() else { throw Failure(description: "the daemon stopped before \(path) was read") }
-        guard Self.beginReading(name) else {
-            turns.give()
-            throw stillReading
-        }
         let result = await Offload.run("io.ssvc.advisories", within: daemon.timeoutSeconds * Double(Self.downloadFactor)) {
             () -> Result<AdvisoryEvaluator, AdvisoryFiles.Failure> in
-            defer {
-                Self.endReading(name)
-                Self.releaseMemory()
-                turns.give()
-            }
+            defer { Self.endRead(turns) }
             var evaluator = start
             do throws(AdvisoryFiles.Failure) {
                 try AdvisoryFiles.read(path: path, into: &evaluator, limits: limits)

@@ -5,8 +5,11 @@ import NIOConcurrencyHelpers
 /// `OSVRecord.maximumTreeBytes`, and three apps reading at once took three
 /// times as much. A turn is taken before an API page is fetched or a
 /// mirror's file is read, and given back when that work ends, on whatever
-/// thread ends it. A task cancelled while it waits (the daemon stopping)
-/// stops waiting.
+/// thread ends it. So a read that outlived its check's wait runs on to
+/// its next deadline check alone: nothing starts beside it, the same
+/// app's next read included (two reads left two threads at 180 % CPU for
+/// minutes, issue 51). A task cancelled while it waits (the daemon
+/// stopping) stops waiting.
 final class ReadTurns: Sendable {
     private struct Line {
         var busy = false
