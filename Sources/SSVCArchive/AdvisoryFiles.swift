@@ -46,6 +46,8 @@ public enum AdvisoryFiles {
 
     public struct Failure: Error, CustomStringConvertible {
         public let description: String
+        /// The read passed its deadline: the caller names the limit that applied.
+        public var timedOut = false
     }
 
     /// Reads every record at `path` into `evaluator`. A record that cannot
@@ -102,7 +104,7 @@ public enum AdvisoryFiles {
     /// Throws once the read's deadline has passed.
     private static func checkDeadline(_ limits: Budget) throws(Failure) {
         if let deadline = limits.deadline, MonotonicClock.seconds() > deadline {
-            throw Failure(description: "the read took too long and was given up")
+            throw Failure(description: "the read took too long and was given up", timedOut: true)
         }
     }
 

@@ -33,13 +33,14 @@ struct ParsedVersion {
     /// As `VersionScheme.compare` orders the two keys; versions read under
     /// different schemes are never compared (they count as the same).
     func compare(to other: ParsedVersion) -> VersionComparison {
-        switch (value, other.value) {
-        case let (.dotted(a), .dotted(b)): DottedVersion.compare(a, b)
-        case let (.numeric(a), .numeric(b)): NumericStringOrder.compare(a, b)
-        case let (.semver(a), .semver(b)): a.compare(to: b)
-        case let (.debian(a), .debian(b)): a.compare(to: b)
-        case let (.pep440(a), .pep440(b)): a.compare(to: b)
-        default: .same
+        // One value at a time: a tuple of both copies them, each array retained.
+        switch value {
+        case let .dotted(a): if case let .dotted(b) = other.value { return DottedVersion.compare(a, b) }
+        case let .numeric(a): if case let .numeric(b) = other.value { return NumericStringOrder.compare(a, b) }
+        case let .semver(a): if case let .semver(b) = other.value { return a.compare(to: b) }
+        case let .debian(a): if case let .debian(b) = other.value { return a.compare(to: b) }
+        case let .pep440(a): if case let .pep440(b) = other.value { return a.compare(to: b) }
         }
+        return .same
     }
 }

@@ -268,10 +268,14 @@ struct AdvisoryCheck: Sendable {
                 return .failure(error)
             }
         }
+        // Past the deadline the work stops at its next record, whichever
+        // of it and the wait sees the time first (issue 51).
+        let late = "reading \(path) took longer than \(Fetcher.limitText(timeoutSeconds: daemon.timeoutSeconds, factor: Self.downloadFactor))"
         switch result {
         case let .success(read)?: evaluator = read
+        case let .failure(error)? where error.timedOut: throw Failure(description: late)
         case let .failure(error)?: throw Failure(description: error.description)
-        case nil: throw Failure(description: "reading \(path) took longer than \(Self.downloadFactor) times timeout-seconds")
+        case nil: throw Failure(description: late)
         }
     }
 }
