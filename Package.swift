@@ -157,7 +157,7 @@ let package = Package(
         .testTarget(name: "SSVCCoreTests", dependencies: ["SSVCCore", "SSVCTestSupport"]),
         .testTarget(name: "SSVCPosixTests", dependencies: ["SSVCPosix", "SSVCCore", "SSVCTestSupport"]),
         .testTarget(name: "SSVCSigningTests", dependencies: ["SSVCSigning", "SSVCCore"]),
-        .testTarget(name: "SSVCArchiveTests", dependencies: ["SSVCArchive", "SSVCCore", "SSVCTestSupport"]),
+        .testTarget(name: "SSVCArchiveTests", dependencies: ["SSVCArchive", "SSVCCore", "SSVCPosix", "SSVCTestSupport"]),
         .testTarget(name: "SSVCControlTests", dependencies: ["SSVCControl", "SSVCCore"]),
         .testTarget(
             name: "SSVCSystemdTests",

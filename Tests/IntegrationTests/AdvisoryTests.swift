@@ -345,6 +345,38 @@ struct AdvisoryTests {
         #expect(!again.standardOutput.contains("failed check"), "\(again.standardOutput)")
     }
 
+    @Test("public-keys: an older export under its own valid signature is refused as a rollback, the last good findings kept (issue 51)")
+    func replayedExport() async throws {
+        let keys = try await MinisignKeyPair()
+        let folder = try TemporaryFolder()
+        let zip = try await Self.export(["GO-2020-0001"], in: folder)
+        try await keys.signFile(zip, signedAt: Date().addingTimeInterval(-2 * 86_400))
+        let old = folder.url.appendingPathComponent("old.zip").path
+        for suffix in ["", ".minisig"] { try FileManager.default.copyItem(atPath: zip + suffix, toPath: old + suffix) }
+        let daemon = await started(try DaemonProcess(apps: Self.advisoryApp(
+            "gin", version: "1.5.0", ecosystem: "Go", source: "file://\(zip)",
+            extra: "app-id = \"github.com/gin-gonic/gin\"\npublic-keys = [\"\(keys.publicKey)\"]"
+        ), folder: folder))
+        defer { daemon.abandon() }
+        let first = try await ssvcctl(daemon, ["check", "gin"])
+        #expect(first.status == 11, "\(first.standardOutput)\n\(daemon.log)")
+        _ = try await Self.export(["GO-2020-0001", "RUSTSEC-2019-0033"], in: folder)
+        try await keys.signFile(zip)
+        let newer = try await ssvcctl(daemon, ["check", "gin"])
+        #expect(newer.status == 11 && !newer.standardOutput.contains("failed check"), "\(newer.standardOutput)")
+        // The first export again, under its own valid but older signature.
+        for suffix in ["", ".minisig"] {
+            try FileManager.default.removeItem(atPath: zip + suffix)
+            try FileManager.default.copyItem(atPath: old + suffix, toPath: zip + suffix)
+        }
+        let replayed = try await ssvcctl(daemon, ["check", "gin"])
+        #expect(replayed.status == 11, "the last good findings are kept: \(replayed.standardOutput)")
+        #expect(
+            replayed.standardOutput.contains("signature rejected: signed ") && replayed.standardOutput.contains("refused as a rollback"),
+            "\(replayed.standardOutput)"
+        )
+    }
+
     @Test("a mirror that is a FIFO or a device is refused at once, naming it; one file of records is read as evaluate reads it; other apps stay answered")
     func specialMirrors() async throws {
         let folder = try TemporaryFolder()

@@ -97,6 +97,49 @@ struct EvaluateAdvisoriesTests {
         #expect(result.status == 11, "\(result.standardOutput)\(result.standardError)")
         let zero = try await Executable.shell("/usr/bin/time -f '%M' \(try Executable.path("ssvcctl")) evaluate --advisories /dev/zero --ecosystem npm --package p --version 1.0.0 2>&1 | tail -1")
         let kilobytes = Int(zero.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)) ?? .max
-        #expect(kilobytes < 200_000, "peak RSS \(kilobytes) KB reading /dev/zero")
+        // 16 MiB read, 28 MiB peak for the release build: a bound of 64 MiB
+        // would let 4 times as much be read (issue 51).
+        #expect(kilobytes < 48 << 10, "peak RSS \(kilobytes) KiB reading /dev/zero")
+    }
+
+    @Test("10,000 records of 4 KiB read one at a time: the peak grows under 24 MiB over a two-record export's, though they hold 40 MiB (issue 51)")
+    func manyRecordsMemory() async throws {
+        func export(_ count: Int) async throws -> String {
+            let zip = folder.url.appendingPathComponent("many-\(count).zip").path
+            // Each record affects 1.0, its summary 4 KiB of text that deflates well.
+            let made = try await Executable.shell("""
+                python3 -c 'import json, sys, zipfile
+                with zipfile.ZipFile(sys.argv[1], "w", zipfile.ZIP_DEFLATED) as z:
+                    for n in range(int(sys.argv[2])):
+                        z.writestr("R-%d.json" % n, json.dumps({"id": "R-%d" % n, "modified": "x", "summary": ("%d " % n * 1024)[:4096],
+                            "affected": [{"package": {"ecosystem": "PyPI", "name": "p"}, "versions": ["1.0"]}]}))' '\(zip)' \(count)
+                """)
+            try #require(made.status == 0, "\(made.standardError)")
+            return zip
+        }
+        func peakKiB(_ zip: String) async throws -> (kibibytes: Int, output: String) {
+            let run = try await Executable.shell(
+                "/usr/bin/time -f '%M' \(try Executable.path("ssvcctl")) evaluate --advisories '\(zip)' --ecosystem PyPI --package p --version 1.0 2>&1"
+            )
+            #expect(run.status == 13, "\(run.standardOutput)")
+            let lines = run.standardOutput.split(separator: "\n")
+            return (try #require(Int(lines.last ?? "")), lines.dropLast().joined(separator: "\n"))
+        }
+        let base = try await peakKiB(try await export(2))
+        let many = try await peakKiB(try await export(10_000))
+        #expect(many.output.contains("10000 records read"), "\(many.output.prefix(600))")
+        #expect(many.kibibytes - base.kibibytes < 24 << 10, "peak \(many.kibibytes) KiB, \(many.kibibytes - base.kibibytes) KiB over two records' \(base.kibibytes)")
+    }
+
+    @Test("one file over 16 MiB is refused before it is read, the limit named; /dev/zero stops at it (issue 51)")
+    func largeFileRefused() async throws {
+        let large = folder.url.appendingPathComponent("large.json").path
+        #expect(FileManager.default.createFile(atPath: large, contents: nil))
+        #expect(truncate(large, 17 << 20) == 0)
+        let result = try await evaluate(large, ecosystem: "npm", package: "p", version: "1.0.0")
+        #expect(result.status == 1, "\(result.standardOutput)\(result.standardError)")
+        #expect(result.standardError.contains("large.json is larger than \(16 << 20) bytes"), "\(result.standardError)")
+        let zero = try await evaluate("/dev/zero", ecosystem: "npm", package: "p", version: "1.0.0")
+        #expect(zero.standardError.contains("/dev/zero is larger than \(16 << 20) bytes"), "\(zero.standardError)")
     }
 }

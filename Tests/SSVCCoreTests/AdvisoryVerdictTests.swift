@@ -48,6 +48,21 @@ struct AdvisoryVerdictTests {
         if required { #expect(verdict.requiredNote == "required: GHSA-1 is fixed in 2.0") }
     }
 
+    @Test("an ecosystem with no order: the offer is the fix by the app's scheme, and not where the record affects it again (issue 51)", arguments: [
+        ("2.0", true), ("10.0", true), ("1.9", false), ("3.5", false), ("4.0", true),
+    ] as [(String, Bool)])
+    func unorderedEcosystem(latest: String, required: Bool) {
+        // Maven has no order here; 2.0 is no SemVer and 10.0 sorts before 2.0 as text.
+        let finding = AdvisoryFinding(id: "MAVEN-1", fixed: "2.0", stillAffected: [AffectedSpan(from: "3.0", until: "4.0")], reason: "r")
+        let verdict = AdvisoryVerdict(
+            data: data([finding]), settings: AdvisorySettings(ecosystem: "Maven", package: "pkg"), latest: latest, hasServer: true,
+            scheme: .dotted, now: now
+        )
+        #expect(verdict.state == .affected)
+        #expect((verdict.requiredBy?.id == "MAVEN-1") == required, "\(latest)")
+        #expect(verdict.affectedWithoutFix == !required)
+    }
+
     @Test("without a version server, any fix counts as offered")
     func noServer() {
         let verdict = AdvisoryVerdict(

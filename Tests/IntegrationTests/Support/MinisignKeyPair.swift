@@ -44,10 +44,12 @@ final class MinisignKeyPair {
     }
 
     /// `minisign -S` over the file at `path`, its signature written beside
-    /// it as `path.minisig`: prehashed, or with `legacy` the file itself.
-    func signFile(_ path: String, legacy: Bool = false) async throws {
+    /// it as `path.minisig`: prehashed, or with `legacy` the file itself;
+    /// `signedAt` puts that time in the trusted comment.
+    func signFile(_ path: String, legacy: Bool = false, signedAt: Date? = nil) async throws {
         var arguments = ["-S", "-s", secretKey, "-m", path, "-x", path + ".minisig"]
         if legacy { arguments.append("-l") }
+        if let signedAt { arguments += ["-t", "timestamp:\(Int(signedAt.timeIntervalSince1970))\tfile:\(URL(fileURLWithPath: path).lastPathComponent)"] }
         let signed = try await Executable.run(Self.minisign, arguments)
         try #require(signed.status == 0, "minisign -S: \(signed.standardError)")
     }
