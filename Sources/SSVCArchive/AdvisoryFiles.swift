@@ -25,6 +25,9 @@ public enum AdvisoryFiles {
         /// When to give up (`MonotonicClock.seconds()`): checked between
         /// records, so that a read whose caller stopped waiting ends too.
         public var deadline: Double?
+        /// Whether the caller stopped waiting for another reason (the
+        /// daemon stops): asked where the deadline is, and as often.
+        public var abandoned: (@Sendable () -> Bool)?
 
         public init(
             totalBytes: Int, recordBytes: Int = 8 << 20, maximumRecords: Int = 2_000_000, documentBytes: Int = 16 << 20,
@@ -56,6 +59,13 @@ public enum AdvisoryFiles {
     public static func read(path: String, into evaluator: inout AdvisoryEvaluator, limits: Budget) throws(Failure) {
         // A read that waited its turn past its deadline begins nothing.
         try checkDeadline(limits)
+        // Within a record too, between its ranges.
+        if limits.deadline != nil || limits.abandoned != nil {
+            let deadline = limits.deadline ?? .infinity
+            let abandoned = limits.abandoned
+            evaluator.expired = { MonotonicClock.seconds() > deadline || abandoned?() == true }
+        }
+        defer { evaluator.expired = nil }
         var info = stat()
         guard stat(path, &info) == 0 else {
             throw Failure(description: "cannot read \(DisplayText.escaped(path)): \(String(cString: strerror(errno)))")
@@ -103,10 +113,16 @@ public enum AdvisoryFiles {
 
     /// Throws once the read's deadline has passed.
     private static func checkDeadline(_ limits: Budget) throws(Failure) {
-        if let deadline = limits.deadline, MonotonicClock.seconds() > deadline {
-            throw Failure(description: "the read took too long and was given up", timedOut: true)
-        }
+        if let deadline = limits.deadline, MonotonicClock.seconds() > deadline { throw late }
+        if limits.abandoned?() == true { throw late }
     }
+
+    /// Throws when the evaluator saw the deadline pass within a record.
+    private static func checkDeadline(_ evaluator: AdvisoryEvaluator) throws(Failure) {
+        if evaluator.ranOutOfTime { throw late }
+    }
+
+    private static let late = Failure(description: "the read took too long and was given up", timedOut: true)
 
     private static func readZip(_ path: String, into evaluator: inout AdvisoryEvaluator, limits: Budget) throws(Failure) {
         let archive: ZipArchive
@@ -151,6 +167,7 @@ public enum AdvisoryFiles {
             } catch {
                 evaluator.skip(entry.textName, problem: error.description)
             }
+            try checkDeadline(evaluator)
         }
     }
 
@@ -189,6 +206,7 @@ public enum AdvisoryFiles {
             } catch {
                 evaluator.skip(name, problem: error.description)
             }
+            try checkDeadline(evaluator)
         }
     }
 
@@ -217,6 +235,7 @@ public enum AdvisoryFiles {
             } catch {
                 evaluator.skip(name, problem: error.description)
             }
+            try checkDeadline(evaluator)
             return
         }
         for (index, record) in list.records.enumerated() {
@@ -225,6 +244,7 @@ public enum AdvisoryFiles {
             } catch {
                 evaluator.skip(list.records.count == 1 ? name : "\(name)[\(index)]", problem: error.description)
             }
+            try checkDeadline(evaluator)
         }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import SSVCCore
+import Synchronization
 import Testing
 
 @Suite("OSV records decide as the schema's evaluation says")
@@ -35,6 +36,34 @@ struct AdvisoryEvaluationTests {
         } else {
             #expect(evaluator.findings.isEmpty, "\(id) should not affect \(package) \(version)")
         }
+    }
+
+    @Test("past its time, the evaluator stops between a record's ranges and takes no record after (issue 51)")
+    func expired() throws {
+        // Three ranges of the package; only the third affects 1.5.
+        let record = try OSVRecord(parsing: Array(#"""
+            {"id":"A-1","modified":"x","affected":[{"package":{"ecosystem":"PyPI","name":"p"},"ranges":[
+              {"type":"ECOSYSTEM","events":[{"introduced":"0"},{"fixed":"1.0"}]},
+              {"type":"ECOSYSTEM","events":[{"introduced":"1.1"},{"fixed":"1.2"}]},
+              {"type":"ECOSYSTEM","events":[{"introduced":"1.4"},{"fixed":"1.6"}]}]}]}
+            """#.utf8))
+        var onTime = try AdvisoryEvaluator(ecosystem: "PyPI", package: "p", version: "1.5")
+        onTime.expired = { false }
+        onTime.add(record)
+        #expect(onTime.findings.map(\.id) == ["A-1"] && !onTime.ranOutOfTime)
+        // The time is up as the second range is reached.
+        final class Asked: Sendable {
+            let count = Mutex(0)
+        }
+        let asked = Asked()
+        var late = try AdvisoryEvaluator(ecosystem: "PyPI", package: "p", version: "1.5")
+        late.expired = { asked.count.withLock { count in count += 1; return count >= 2 } }
+        late.add(record)
+        #expect(late.ranOutOfTime)
+        #expect(late.findings.isEmpty, "the third range was never read")
+        #expect(asked.count.withLock { $0 } == 2)
+        late.add(record)
+        #expect(late.recordsRead == 1, "nothing taken after")
     }
 
     @Test("a record of another ecosystem or release never affects")

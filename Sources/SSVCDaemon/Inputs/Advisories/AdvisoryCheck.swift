@@ -128,12 +128,15 @@ struct AdvisoryCheck: Sendable {
             // records, so that work past it stops (issue 51).
             let seconds = daemon.timeoutSeconds
             let deadline = MonotonicClock.seconds() + seconds
+            let late = "the API's answer took longer than \(Fetcher.limitText(timeoutSeconds: seconds, factor: 1))"
             let before = evaluator
             let pageNumber = pages
             // The turn ends with the work, which may outlive the wait for
             // it: the app's next read, like any other, waits for that end.
             turnHandedOn = true
-            let read = await Offload.run("io.ssvc.advisories", within: seconds) {
+            // The stop ends the evaluation too, at its next range.
+            let cancellation = Offload.Cancellation()
+            let read = await Offload.run("io.ssvc.advisories", within: seconds, cancellation: cancellation) {
                 defer { Self.endRead(turns) }
                 return Result { () throws(Failure) -> (AdvisoryEvaluator, String?) in
                     let page: OSVQuery.Page
@@ -143,15 +146,17 @@ struct AdvisoryCheck: Sendable {
                         throw Failure(description: "the API's answer: \(error)")
                     }
                     var next = before
+                    // Between records, and between a record's ranges.
+                    next.expired = { MonotonicClock.seconds() >= deadline || cancellation.isSet }
                     for (index, record) in page.records.enumerated() {
-                        guard MonotonicClock.seconds() < deadline else {
-                            throw Failure(description: "evaluating the API's answer took longer than timeout-seconds (\(seconds) s)")
-                        }
+                        guard MonotonicClock.seconds() < deadline, !cancellation.isSet else { throw Failure(description: "evaluating \(late)") }
                         switch record {
                         case let .success(record): next.add(record)
                         case let .failure(problem): next.skip("page \(pageNumber) vulns[\(index)]", problem: problem.description)
                         }
+                        if next.ranOutOfTime { throw Failure(description: "evaluating \(late)") }
                     }
+                    next.expired = nil
                     return (next, page.nextPageToken)
                 }
             }
@@ -162,7 +167,7 @@ struct AdvisoryCheck: Sendable {
             case let .failure(error)?:
                 throw error
             case nil:
-                throw Failure(description: "reading the API's answer took longer than timeout-seconds (\(seconds) s)")
+                throw Failure(description: "reading \(late)")
             }
         } while token != nil
     }
@@ -257,8 +262,12 @@ struct AdvisoryCheck: Sendable {
         // One source in memory at a time in the daemon (`ReadTurns`).
         let turns = ReadTurns.of(daemon: daemon.stateDirectory)
         guard await turns.take() else { throw Failure(description: "the daemon stopped before \(path) was read") }
-        let result = await Offload.run("io.ssvc.advisories", within: daemon.timeoutSeconds * Double(Self.downloadFactor)) {
-            () -> Result<AdvisoryEvaluator, AdvisoryFiles.Failure> in
+        // The stop ends the read too, at its next record or range.
+        let cancellation = Offload.Cancellation()
+        var limits = limits
+        limits.abandoned = { cancellation.isSet }
+        let result = await Offload.run("io.ssvc.advisories", within: daemon.timeoutSeconds * Double(Self.downloadFactor), cancellation: cancellation) {
+            [limits] () -> Result<AdvisoryEvaluator, AdvisoryFiles.Failure> in
             defer { Self.endRead(turns) }
             var evaluator = start
             do throws(AdvisoryFiles.Failure) {
