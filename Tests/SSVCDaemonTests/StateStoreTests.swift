@@ -208,6 +208,20 @@ struct StateStoreTests {
         #expect(loaded.repairs.contains(#"state.json: apps.r.lastCheck: the string "not a date" is not what the field holds"#), "\(loaded.repairs)")
     }
 
+    @Test("the apps left after pruning take room for themselves, not for every app read (issue 52)")
+    func prunedCompact() {
+        var state = DaemonState()
+        for index in 0..<20_000 { state.apps["gone-\(index)"] = AppState() }
+        state.apps["here"] = AppState()
+        let (pruned, _, _) = state.pruned(to: ["here"])
+        #expect(pruned.apps.count == 1)
+        // Before, the dictionary kept its room for 20,001 apps: 150 MiB
+        // resident for the daemon's life after the bench's worst state file.
+        #expect(pruned.apps.capacity < 100, "room for \(pruned.apps.capacity) apps")
+        let unchanged = pruned.pruned(to: ["here"]).state
+        #expect(unchanged.apps.count == 1 && unchanged.apps.capacity < 100)
+    }
+
     @Test("holds of apps no longer configured: at most 1,000 kept, the oldest dropped and counted (issue 52)")
     func keptHolds() {
         var state = DaemonState()

@@ -46,6 +46,14 @@ package struct DaemonState: Sendable, Equatable, Codable {
                 dropped += 1
             }
         }
+        // A dictionary keeps the room of the entries removed from it: one
+        // read with 52,000 apps no longer configured kept 150 MiB for the
+        // daemon's life (issue 52). The apps left are copied into one sized to them.
+        if next.apps.count < apps.count {
+            var compact = [String: AppState](minimumCapacity: next.apps.count)
+            for (name, app) in next.apps { compact[name] = app }
+            next.apps = compact
+        }
         return (next, kept.filter { next.apps[$0] != nil }.sorted(), dropped)
     }
 }
