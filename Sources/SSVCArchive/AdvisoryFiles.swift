@@ -162,11 +162,7 @@ public enum AdvisoryFiles {
                 evaluator.skip(entry.textName, problem: error.description)
                 continue
             }
-            do {
-                evaluator.add(try OSVRecord(parsing: bytes))
-            } catch {
-                evaluator.skip(entry.textName, problem: error.description)
-            }
+            take(bytes, name: entry.textName, into: &evaluator)
             try checkDeadline(evaluator)
         }
     }
@@ -201,12 +197,25 @@ public enum AdvisoryFiles {
             guard total <= limits.totalBytes else {
                 throw Failure(description: "the records of \(DisplayText.escaped(path)) add up to more than \(limits.totalBytes) bytes")
             }
-            do {
-                evaluator.add(try OSVRecord(parsing: bytes))
-            } catch {
-                evaluator.skip(name, problem: error.description)
-            }
+            take(bytes, name: name, into: &evaluator)
             try checkDeadline(evaluator)
+        }
+    }
+
+    /// One record's text: added, or skipped and named (as one of the
+    /// package's when its tree names it).
+    private static func take(_ bytes: [UInt8], name: String, into evaluator: inout AdvisoryEvaluator) {
+        let root: JSONValue
+        do {
+            root = try JSONParser.parse(bytes, memoryLimit: OSVRecord.maximumTreeBytes)
+        } catch {
+            evaluator.skip(name, problem: DocumentError(path: "", problem: error.description).description)
+            return
+        }
+        do {
+            evaluator.add(try OSVRecord(JSONField(root: root)))
+        } catch {
+            evaluator.skip(name, problem: error.description, record: root)
         }
     }
 
@@ -233,7 +242,7 @@ public enum AdvisoryFiles {
             do {
                 evaluator.add(try OSVRecord(JSONField(root: root)))
             } catch {
-                evaluator.skip(name, problem: error.description)
+                evaluator.skip(name, problem: error.description, record: root)
             }
             try checkDeadline(evaluator)
             return
@@ -242,7 +251,7 @@ public enum AdvisoryFiles {
             do {
                 evaluator.add(try OSVRecord(JSONField(value: record, path: "\(list.path)[\(index)]")))
             } catch {
-                evaluator.skip(list.records.count == 1 ? name : "\(name)[\(index)]", problem: error.description)
+                evaluator.skip(list.records.count == 1 ? name : "\(name)[\(index)]", problem: error.description, record: record)
             }
             try checkDeadline(evaluator)
         }

@@ -84,7 +84,7 @@ extension Evaluate {
         if data.findings.isEmpty, data.undecided > 0 {
             lines.append(
                 "unknown: no advisory of \(evaluator.recordsRead) records read affects \(subject), "
-                    + "but \(data.undecided) ranges that could were not evaluated"
+                    + "but \(data.undecided) ranges or records that could were not evaluated"
             )
         } else if data.findings.isEmpty {
             lines.append("clear: no advisory of \(evaluator.recordsRead) records read affects \(subject)")

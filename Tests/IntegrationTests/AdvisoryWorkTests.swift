@@ -122,8 +122,13 @@ struct AdvisoryWorkTests {
         #expect(nameText.utf8.count < 64 << 10, "the name is not repeated: \(nameText.utf8.count) bytes")
         let eventsText = String(decoding: try JSONSerialization.data(withJSONObject: try #require(statuses["events"])), as: UTF8.self)
         #expect(eventsText.contains("PYSEC-0000-1 has a range of 100000 events, more than 4096"), "\(eventsText.prefix(2_000))")
-        // A record that cannot be read is a note; the check itself answered.
-        #expect(code == 0, "ssvcctl check exited \(code)")
+        // A record skipped that names the package could affect it: the
+        // events app is unknown (exit 12), never clear; a 1 MiB name is no
+        // package's, and that app stays clear.
+        #expect(code == 12, "ssvcctl check exited \(code)")
+        #expect(statuses["events"]?["advisoryState"] as? String == "unknown", "\(eventsText.prefix(2_000))")
+        #expect(eventsText.contains("1 of the records skipped name requests: they could affect it"), "\(eventsText.prefix(2_000))")
+        #expect(statuses["name"]?["advisoryState"] as? String == "clear", "\(nameText.prefix(2_000))")
         let other = try await Executable.run("ssvcctl", ["--socket", daemon.socketPath, "check", "other"])
         #expect(other.status == 10, "\(other.standardOutput)\(other.standardError)")
         #expect(await daemon.stop() == 0)

@@ -65,6 +65,28 @@ struct AdvisoryFilesTests {
         #expect(evaluator.findings.count + evaluator.omittedFindings == 100_000)
     }
 
+    @Test("a record skipped that names the package leaves the verdict undecided, never clear; one of another package does not (issue 51)")
+    func skippedOfPackage() throws {
+        let folder = try folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let events = (0..<5_000).map { #"{"introduced":"1.\#($0)"}"# }.joined(separator: ",")
+        for (id, package) in [("BIG-1", "p"), ("BIG-2", "other")] {
+            try #"{"id":"\#(id)","modified":"x","affected":[{"package":{"ecosystem":"PyPI","name":"\#(package)"},"ranges":[{"type":"ECOSYSTEM","events":[\#(events)]}]}]}"#
+                .write(to: folder.appendingPathComponent("\(id).json"), atomically: true, encoding: .utf8)
+        }
+        // Not JSON at all: whose it was is not known.
+        try "{".write(to: folder.appendingPathComponent("BAD-1.json"), atomically: true, encoding: .utf8)
+        var evaluator = try AdvisoryEvaluator(ecosystem: "PyPI", package: "P", version: "1.0")
+        try AdvisoryFiles.read(path: folder.path, into: &evaluator, limits: AdvisoryFiles.Budget(totalBytes: 1 << 20))
+        #expect(evaluator.problemCount == 3)
+        #expect(evaluator.skippedOfPackage == 1, "BIG-1 names p, as PEP 503 reads P")
+        let data = AdvisoryData().read(evaluator, etag: nil, lastModified: nil, at: Date())
+        #expect(data.undecided == 1)
+        #expect(data.notes.contains("1 of the records skipped name P: they could affect it"), "\(data.notes)")
+        let verdict = AdvisoryVerdict(data: data, settings: AdvisorySettings(ecosystem: "PyPI", package: "P"), latest: nil, hasServer: true, scheme: .pep440, now: Date())
+        #expect(verdict.state == .unknown)
+    }
+
     @Test("a read past its deadline is given up between records")
     func deadline() throws {
         let folder = try folder()

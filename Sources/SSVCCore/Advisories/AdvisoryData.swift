@@ -83,11 +83,14 @@ package struct AdvisoryData: Sendable, Equatable, Codable {
         if read > 0, evaluator.ecosystemRecords == 0 {
             notes.append("none of the \(read) records read is of \(evaluator.ecosystem): is advisories-ecosystem spelt as OSV does?")
         }
+        if evaluator.skippedOfPackage > 0 {
+            notes.append("\(evaluator.skippedOfPackage) of the records skipped name \(DisplayText.cut(evaluator.package, bytes: 240)): they could affect it")
+        }
         if evaluator.gitRanges > 0 {
             notes.append("\(evaluator.gitRanges) GIT ranges not evaluated: only their versions lists count")
         }
         next.notes = notes
-        next.undecided = evaluator.unreadableRanges
+        next.undecided = evaluator.unreadableRanges + evaluator.skippedOfPackage
         next.etag = etag
         next.lastModified = lastModified
         return next

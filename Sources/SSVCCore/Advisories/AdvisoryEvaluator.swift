@@ -36,6 +36,10 @@ public struct AdvisoryEvaluator: Sendable {
     public private(set) var unreadableRanges = 0
     /// `GIT` ranges of the package: not evaluated, their `versions` count.
     public private(set) var gitRanges = 0
+    /// Records skipped that name the package: what they say of the
+    /// running version is not known, so the verdict is never `clear`
+    /// (a range of 100,000 events was refused, and read as clear).
+    public private(set) var skippedOfPackage = 0
     /// Asked before each range of the package is read (sorting its events
     /// is the costly part: a record of 16,384 took 0.24 s): once it says
     /// the time is up, that record and every later one are left alone and
@@ -84,6 +88,16 @@ public struct AdvisoryEvaluator: Sendable {
             // Cut, not escaped: whoever shows it escapes it once.
             problems.append("\(DisplayText.cut(name, bytes: 240)): \(DisplayText.cut(problem, bytes: 480))")
         }
+    }
+
+    /// `skip`, for a record whose tree could be read: when it names the
+    /// package, it leaves the verdict undecided.
+    public mutating func skip(_ name: String, problem: String, record: JSONValue) {
+        skip(name, problem: problem)
+        let names = OSVRecord.namedPackages(record).contains { named in
+            named.ecosystem == ecosystem && EcosystemOrder.samePackage(named.name, package, ecosystem: ecosystem)
+        }
+        if names { skippedOfPackage += 1 }
     }
 
     /// The findings, ignored ones after, each part in a stable order: by id.

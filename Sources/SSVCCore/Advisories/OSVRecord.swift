@@ -94,6 +94,19 @@ public struct OSVRecord: Sendable, Equatable {
     /// release daemon's peak stays under 128 MiB (issue 51).
     public static let maximumTreeBytes = 48 << 20
 
+    /// The packages a record names (`affected[].package`), read without
+    /// its other rules: whose a record that could not be read was. Names
+    /// past `maximumPackageNameBytes` are left out, as no package has one.
+    public static func namedPackages(_ record: JSONValue) -> [(ecosystem: String, name: String)] {
+        guard case let .array(entries)? = record["affected"] else { return [] }
+        return entries.prefix(maximumListCount).compactMap { entry in
+            guard case let .string(ecosystem)? = entry["package"]?["ecosystem"], case let .string(name)? = entry["package"]?["name"],
+                  name.utf8.count <= maximumPackageNameBytes
+            else { return nil }
+            return (ecosystem, name)
+        }
+    }
+
     /// Reads one record from its JSON text.
     public init(parsing bytes: [UInt8]) throws(DocumentError) {
         let root: JSONValue

@@ -98,7 +98,7 @@ struct AdvisoriesVerdict: InputVerdict {
             let undecided = data?.undecided ?? 0
             let fresh = data?.checked.map { report.now.timeIntervalSince($0) <= Double(settings.maxAgeDays) * 86_400 } ?? false
             let why = if fresh, undecided > 0 {
-                ": \(undecided) ranges that could affect \(running) were not evaluated (see the note)"
+                ": \(undecided) ranges or records that could affect \(running) were not evaluated (see the note)"
             } else {
                 data?.lastError.map { ": \(DisplayText.cut($0))" } ?? ": not read within advisories-max-age-days"
             }

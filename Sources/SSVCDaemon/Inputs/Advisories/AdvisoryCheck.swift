@@ -152,7 +152,8 @@ struct AdvisoryCheck: Sendable {
                         guard MonotonicClock.seconds() < deadline, !cancellation.isSet else { throw Failure(description: "evaluating \(late)") }
                         switch record {
                         case let .success(record): next.add(record)
-                        case let .failure(problem): next.skip("page \(pageNumber) vulns[\(index)]", problem: problem.description)
+                        case let .failure(problem):
+                            next.skip("page \(pageNumber) vulns[\(index)]", problem: problem.description, record: page.parsed(index))
                         }
                         if next.ranOutOfTime { throw Failure(description: "evaluating \(late)") }
                     }
