@@ -10,18 +10,16 @@ import Testing
 /// hostile-input step on the release binaries.
 @Suite("ssvcd: advisory work never holds the daemon, and stops with its check", .processSlot)
 struct AdvisoryWorkTests {
-    /// An `[[app]]` asking the OSV API at `url` about PyPI's requests.
+    /// An `[[app]]` asking the OSV API or mirror at `url` about PyPI's requests 2.30.0.
     static func apiApp(_ name: String, url: String) -> String {
-        """
-        [[app]]
-        name = "\(name)"
-        version = "2.30.0"
-        version-scheme = "pep440"
-        advisories = "osv"
-        advisories-url = "\(url)"
-        advisories-ecosystem = "PyPI"
-        advisories-package = "requests"
-        """
+        AdvisoryTests.advisoryApp(name, version: "2.30.0", ecosystem: "PyPI", source: url, extra: #"advisories-package = "requests""#)
+    }
+
+    /// A daemon whose one app reads a `slowExport` of `records` from a file.
+    static func mirrorDaemon(records: Int, daemon settings: String) async throws -> (daemon: DaemonProcess, zip: String) {
+        let folder = try TemporaryFolder()
+        let zip = try await slowExport(records: records, in: folder)
+        return (try DaemonProcess(daemon: settings, apps: apiApp("mirror", url: "file://\(zip)"), folder: folder), zip)
     }
 
     /// The daemon's CPU time so far, in clock ticks (utime + stime).
@@ -139,11 +137,9 @@ struct AdvisoryWorkTests {
 
     @Test("a mirror read past its time stops with its check: answered naming the limit, then under 0.2 CPU-seconds in the next 3 s")
     func readStopsAtDeadline() async throws {
-        let folder = try TemporaryFolder()
-        // 400 records: 4.5 s in all for a release build on 2 cores.
-        let zip = try await Self.slowExport(records: 400, in: folder)
-        // 20 times timeout-seconds: the read has 0.2 s.
-        let daemon = try DaemonProcess(daemon: "timeout-seconds = 0.01", apps: Self.apiApp("mirror", url: "file://\(zip)"), folder: folder)
+        // 400 records: 4.5 s in all for a release build on 2 cores; 20
+        // times timeout-seconds gives the read 0.2 s.
+        let (daemon, zip) = try await Self.mirrorDaemon(records: 400, daemon: "timeout-seconds = 0.01")
         defer { daemon.abandon() }
         /// Seconds of CPU the daemon spends in the 3 s from now.
         func spentNext3s() async throws -> Double {
@@ -168,11 +164,9 @@ struct AdvisoryWorkTests {
 
     @Test("SIGTERM during a long mirror read: the read ends with the stop, not at its time limit")
     func stopDuringRead() async throws {
-        let folder = try TemporaryFolder()
         // 2,000 records: 22 s for a release build, minutes for a debug one;
         // the limit is 20 times 30 s.
-        let zip = try await Self.slowExport(records: 2_000, in: folder)
-        let daemon = try DaemonProcess(daemon: "timeout-seconds = 30", apps: Self.apiApp("mirror", url: "file://\(zip)"), folder: folder)
+        let (daemon, _) = try await Self.mirrorDaemon(records: 2_000, daemon: "timeout-seconds = 30")
         defer { daemon.abandon() }
         #expect(await daemon.wait { FileManager.default.fileExists(atPath: daemon.socketPath) }, "\(daemon.log)")
         // The check at start is reading: the daemon spends CPU.
