@@ -23,7 +23,8 @@ public enum AdvisoryFiles {
         /// evaluate --advisories <(curl …)`); never for the daemon, which must not wait on one.
         public var specialFiles: Bool
         /// When to give up (`MonotonicClock.seconds()`): checked between
-        /// records, so that a read whose caller stopped waiting ends too.
+        /// records and between a record's ranges, so that a read whose
+        /// caller stopped waiting ends too.
         public var deadline: Double?
         /// Whether the caller stopped waiting for another reason (the
         /// daemon stops): asked where the deadline is, and as often.

@@ -317,16 +317,21 @@ struct AdvisoryTests {
         #expect(lines == ["clear ", "affected RUSTSEC-2019-0033"], "one hook run per change: \(lines)")
     }
 
+    /// A daemon whose app gin reads the export at `zip`, signed by `keys`.
+    func signedGin(_ zip: String, keys: MinisignKeyPair, folder: TemporaryFolder) async throws -> DaemonProcess {
+        await started(try DaemonProcess(apps: Self.advisoryApp(
+            "gin", version: "1.5.0", ecosystem: "Go", source: "file://\(zip)",
+            extra: "app-id = \"github.com/gin-gonic/gin\"\npublic-keys = [\"\(keys.publicKey)\"]"
+        ), folder: folder))
+    }
+
     @Test("public-keys: a signed export is read, an altered one or a missing signature is refused and the last good findings kept")
     func signedExport() async throws {
         let keys = try await MinisignKeyPair()
         let folder = try TemporaryFolder()
         let zip = try await Self.export(["GO-2020-0001"], in: folder)
         try await keys.signFile(zip)
-        let daemon = await started(try DaemonProcess(apps: Self.advisoryApp(
-            "gin", version: "1.5.0", ecosystem: "Go", source: "file://\(zip)",
-            extra: "app-id = \"github.com/gin-gonic/gin\"\npublic-keys = [\"\(keys.publicKey)\"]"
-        ), folder: folder))
+        let daemon = try await signedGin(zip, keys: keys, folder: folder)
         defer { daemon.abandon() }
         let good = try await ssvcctl(daemon, ["check", "gin"])
         #expect(good.status == 11, "\(good.standardOutput)\n\(daemon.log)")
@@ -353,10 +358,7 @@ struct AdvisoryTests {
         try await keys.signFile(zip, signedAt: Date().addingTimeInterval(-2 * 86_400))
         let old = folder.url.appendingPathComponent("old.zip").path
         for suffix in ["", ".minisig"] { try FileManager.default.copyItem(atPath: zip + suffix, toPath: old + suffix) }
-        let daemon = await started(try DaemonProcess(apps: Self.advisoryApp(
-            "gin", version: "1.5.0", ecosystem: "Go", source: "file://\(zip)",
-            extra: "app-id = \"github.com/gin-gonic/gin\"\npublic-keys = [\"\(keys.publicKey)\"]"
-        ), folder: folder))
+        let daemon = try await signedGin(zip, keys: keys, folder: folder)
         defer { daemon.abandon() }
         let first = try await ssvcctl(daemon, ["check", "gin"])
         #expect(first.status == 11, "\(first.standardOutput)\n\(daemon.log)")

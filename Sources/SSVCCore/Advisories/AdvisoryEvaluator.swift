@@ -261,8 +261,8 @@ public struct AdvisoryEvaluator: Sendable {
         }
         // Places are sorted, not the events: moving a parsed version
         // retains and releases each of its arrays, and a range may have
-        // 4,096 events (20 µs an event before, 1 µs now). Equal places
-        // keep the record's order.
+        // 4,096 events (this halved a range's evaluation, to about 12 µs
+        // an event). Equal places keep the record's order.
         let ranks = events.map(\.rank)
         var order = Array(events.indices)
         keys.withUnsafeBufferPointer { keys in

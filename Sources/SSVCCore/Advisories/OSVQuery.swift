@@ -22,10 +22,10 @@ public enum OSVQuery {
         let vulns: [JSONValue]
         public var nextPageToken: String?
 
-        /// Each record, read as it is reached.
         /// Record `index` as parsed, for naming one that could not be read.
         public func parsed(_ index: Int) -> JSONValue { vulns[index] }
 
+        /// Each record, read as it is reached.
         public var records: LazyMapCollection<Range<Int>, Result<OSVRecord, DocumentError>> {
             (0..<vulns.count).lazy.map { index in
                 let field = JSONField(value: vulns[index], path: "vulns[\(index)]")
