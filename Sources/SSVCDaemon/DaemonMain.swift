@@ -99,7 +99,9 @@ package enum DaemonMain {
         do {
             let loaded: StateStore.Loaded
             do {
-                loaded = try store.load(now: runtime.clock.now)
+                // Read held to what a write keeps, record by record (issue 52).
+                let bounds = DaemonState.ReadBounds(responseBytes: configuration.daemon.maxResponseBytes, configured: Set(configuration.apps.map(\.name)))
+                loaded = try store.load(now: runtime.clock.now, bounds: bounds)
             } catch {
                 logger.critical("cannot use the state directory: \(error)", metadata: ["SSVC_ERROR": "\(error)"])
                 if echoesToStandardError(logTarget) { StandardError.writeEscapedLine("ssvcd: cannot use the state directory: \(error)") }
@@ -111,11 +113,11 @@ package enum DaemonMain {
                     metadata: ["MESSAGE_ID": "\(MessageID.stateRecovered.rawValue)", "SSVC_ERROR": "state schema \(schema) is newer than \(DaemonState.currentSchema)"]
                 )
             }
-            // Held on read to what a write keeps (issue 52).
-            let (startState, cut) = loaded.state.bounded(responseBytes: configuration.daemon.maxResponseBytes)
-            for repair in loaded.repairs + cut {
+            for repair in loaded.repairs {
                 logger.warning("\(repair)", metadata: ["MESSAGE_ID": "\(MessageID.stateRecovered.rawValue)", "SSVC_ERROR": "\(repair)"])
             }
+            for name in loaded.holdsKept { CheckService.sayHoldKept(name, hold: loaded.state.apps[name]?.hold, logger: logger) }
+            CheckService.sayHoldsDropped(loaded.holdsDropped, logger: logger)
             if let recovery = loaded.recovery {
                 logger.warning("state file unusable (\(recovery.reason)); moved to \(recovery.movedTo), starting fresh", metadata: [
                     "MESSAGE_ID": "\(MessageID.stateRecovered.rawValue)", "SSVC_ERROR": "\(recovery.reason)",
@@ -123,7 +125,7 @@ package enum DaemonMain {
             }
 
             service = CheckService(
-                configuration: configuration, overrides: overrides, environment: environment, state: startState,
+                configuration: configuration, overrides: overrides, environment: environment, state: loaded.state,
                 store: loaded.newerSchema == nil ? store : nil, logger: logger, machineID: machineID(), machine: MachineFactsReader.gather(), idleMemory: idleMemory,
                 runtime: runtime
             )

@@ -38,6 +38,28 @@ enum FuzzTarget: String, CaseIterable {
                 precondition(again?.canonicalText == text, "canonical text does not read back as the same value")
             }
             JSONOracle.compare(bytes, ours: parsed)
+            // The skipping reader (the state file's) accepts an object
+            // exactly when the building one does, keys aside, and places
+            // each value where the building one reads it.
+            let members = try? JSONParser.members(of: bytes)
+            if case let .object(built)? = parsed {
+                precondition(members?.map(\.key) == built.map(\.key), "members(of:) lists other keys than parse")
+                for (member, value) in Swift.zip(members ?? [], built) {
+                    precondition((try? JSONParser.parse(Array(bytes[member.value]))) == value.value, "members(of:) places a value elsewhere")
+                }
+            } else if parsed != nil {
+                precondition(members == nil, "members(of:) reads what is no object")
+            } else if bytes.first(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }) == UInt8(ascii: "{") {
+                // Broken JSON is refused by both, at the same place, for the
+                // same reason; but for a key given twice, which only a reader
+                // that builds the object sees.
+                let refused = Result { () throws(JSONSyntaxError) in try JSONParser.parse(bytes) }
+                let skipped = Result { () throws(JSONSyntaxError) in try JSONParser.members(of: bytes) }
+                if case let .failure(error) = refused, !error.message.hasPrefix("duplicate key") {
+                    guard case let .failure(other) = skipped else { preconditionFailure("members(of:) reads broken JSON: \(error)") }
+                    precondition(other == error, "members(of:) says \(other), parse says \(error)")
+                }
+            }
         case .ssvc, .turkcell, .itunes:
             let format = ResponseFormat(rawValue: rawValue)!
             for scheme in [VersionScheme.dotted, .nsnumeric] {
@@ -76,10 +98,11 @@ enum FuzzTarget: String, CaseIterable {
             }
             _ = ControlCall(parsing: bytes)
         case .state:
-            let (repaired, _) = DaemonState.repairingNumbers(bytes)
             let decoder = JSONDecoder()
             decoder.dateDecodingStrategy = .iso8601
-            if let state = try? decoder.decode(DaemonState.self, from: Data(repaired)) {
+            // Read as the daemon reads it: bounded, apps a and b configured.
+            let bounds = DaemonState.ReadBounds(responseBytes: 4_096, configured: ["a", "b"])
+            if case let .state(state, _, _, _) = DaemonState.reading(bytes, decoder: decoder, bounds: bounds) {
                 for app in state.apps.values {
                     _ = app.isStale(now: Self.now, schedule: .daily)
                     _ = app.offering(at: Self.now)

@@ -64,6 +64,43 @@ struct JSONParserTests {
         #expect(error?.message == message)
     }
 
+    @Test("members(of:) lists each key with its value's text, unbuilt, and reads a nested object by its place (the state file's apps)")
+    func membersInPlace() throws {
+        let text = Array(#" {"schema": 1, "apps": {"a": {"x": [1, {"y": "\u00e9"}]}, "b": 5, "a": null}} "#.utf8)
+        let root = try JSONParser.members(of: text)
+        #expect(root.map(\.key) == ["schema", "apps"])
+        #expect(String(decoding: text[root[0].value], as: UTF8.self) == "1")
+        let apps = try JSONParser.members(of: text, in: root[1].value)
+        #expect(apps.map(\.key) == ["a", "b", "a"], "a key given twice is listed twice: the caller decides")
+        #expect(String(decoding: text[apps[0].value], as: UTF8.self) == #"{"x": [1, {"y": "\u00e9"}]}"#)
+        #expect(try JSONParser.parse(Array(text[apps[0].value])) == .object([("x", .array([.number("1"), .object([("y", .string("é"))])]))]))
+        #expect(throws: JSONSyntaxError.self) { try JSONParser.members(of: text, in: apps[1].value) }
+        #expect(throws: JSONSyntaxError.self) { try JSONParser.members(of: Array("[1]".utf8)) }
+    }
+
+    @Test("members(of:) refuses what parse refuses, with the same words at the same place, though it builds no value", arguments: [
+        #"{"a": [1,]}"#, #"{"a": {"b" 2}}"#, #"{"a": {"b": 1,}}"#, #"{"a": "\x"}"#, "{\"a\": \"\u{01}\"}", #"{"a": 01}"#, #"{"a": 1.}"#,
+        #"{"a": -}"#, #"{"a": 1e}"#, #"{"a": tru}"#, #"{"a": "\ud83d"}"#, #"{"a": "\ude00"}"#, #"{"a": "abc}"#, #"{"a": 1} {}"#,
+        #"{"a": [1 2]}"#, #"{"a": NaN}"#, #"{"a": "\u12"}"#, #"{"a":"#,
+        #"{"a": "# + String(repeating: "[", count: 128) + String(repeating: "]", count: 128) + "}",
+    ])
+    func membersRefuseAsParse(document: String) {
+        let built = #expect(throws: JSONSyntaxError.self) { try JSONParser.parse(document) }
+        let skipped = #expect(throws: JSONSyntaxError.self) { try JSONParser.members(of: Array(document.utf8)) }
+        #expect(skipped == built)
+    }
+
+    @Test("members(of:) refuses invalid UTF-8 in a value it skips, as parse does, around escapes too")
+    func membersInvalidUTF8() {
+        for bytes: [UInt8] in [[0xFF], [0xC3], [0x5C, 0x6E, 0xE2, 0x82], [0xED, 0xA0, 0x80]] {
+            let document = Array(#"{"a": [""#.utf8) + bytes + Array(#""]}"#.utf8)
+            let built = #expect(throws: JSONSyntaxError.self) { try JSONParser.parse(document) }
+            let skipped = #expect(throws: JSONSyntaxError.self) { try JSONParser.members(of: document) }
+            #expect(skipped == built && built?.message == "invalid UTF-8 in a string", "\(bytes)")
+        }
+        #expect((try? JSONParser.members(of: Array(#"{"a": ["\n\#u{e9}\#u{1F600}"]}"#.utf8))) != nil)
+    }
+
     @Test("rejects invalid UTF-8 inside strings")
     func invalidUTF8() {
         #expect(throws: JSONSyntaxError.self) { try JSONParser.parse([0x22, 0xFF, 0x22]) }

@@ -274,6 +274,40 @@ struct StateStoreTests {
         #expect(said.count == 2, "\(said)")
     }
 
+    @Test("read with bounds, record by record, the state is what reading it whole, bounding and pruning give; the holds kept and dropped the same (issue 52)")
+    func boundedReadAsPruned() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var state = DaemonState()
+        let start = Date(timeIntervalSince1970: 1_800_000_000)
+        for index in 0..<1_010 {
+            var app = AppState()
+            // Read in name order, not in age order; every third a bare hold already.
+            app.hold = Hold(version: "1.0", since: start.addingTimeInterval(Double((index * 7_919) % 1_010)))
+            if index % 3 != 0 { app.consecutiveFailures = 2 }
+            state.apps["gone-\(index)"] = app
+        }
+        state.apps["gone-unheld"] = AppState()
+        var here = AppState()
+        here.response = String(repeating: "x", count: 2_000)
+        here.seen = (0..<40).map { SeenVersion(version: "1.\($0)", at: start.addingTimeInterval(Double($0))) }
+        state.apps["here"] = here
+        state.apps["also-here"] = AppState()
+        let store = try store(holding: nil)
+        try store.save(state)
+
+        let bounds = DaemonState.ReadBounds(responseBytes: 1_000, configured: ["here", "also-here", "absent"])
+        let read = try store.load(now: Date(), bounds: bounds)
+        let whole = try store.load(now: Date())
+        let (bounded, cut) = whole.state.bounded(responseBytes: 1_000)
+        let (pruned, kept, dropped) = bounded.pruned(to: bounds.configured)
+        #expect(read.state == pruned)
+        #expect(read.state.apps.count == 1_002 && read.state.apps["here"]?.response == nil && read.state.apps["gone-unheld"] == nil)
+        #expect(read.holdsKept == kept && read.holdsDropped == dropped && dropped == 10)
+        #expect(kept.count > 600 && kept.allSatisfy { whole.state.apps[$0]?.consecutiveFailures == 2 }, "only the records that held more than a hold: \(kept.count)")
+        #expect(read.repairs == cut, "the cuts said as bounding says them")
+        #expect(read.state.apps.capacity < 4_000, "room for \(read.state.apps.capacity) apps")
+    }
+
     @Test("a state.json that is a FIFO is moved aside at once, not read with a wait")
     func fifo() throws {
         defer { try? FileManager.default.removeItem(at: folder) }

@@ -55,6 +55,33 @@ public struct JSONParser {
         return value
     }
 
+    /// The members of the object that is the whole of `bytes`, each key
+    /// with the place of its value's text, checked as JSON but not built
+    /// into a tree: a reader of a large file of many records (the state
+    /// file's apps) then builds one record at a time, not the file
+    /// (issue 52: a 64 MiB state took 11 times its size read whole).
+    /// Duplicate keys are all listed, in order: the caller decides.
+    public static func members(of bytes: [UInt8]) throws(JSONSyntaxError) -> [(key: String, value: Range<Int>)] {
+        var parser = JSONParser(bytes, memoryLimit: nil)
+        parser.skipWhitespace()
+        let members = try parser.members()
+        parser.skipWhitespace()
+        guard parser.index == bytes.count else {
+            throw parser.error("unexpected \(parser.describeCurrent()) after the document")
+        }
+        return members
+    }
+
+    /// The members of the object whose text is `range` of `bytes` (a
+    /// range `members(of:)` gave), as `members(of:)` lists them.
+    public static func members(of bytes: [UInt8], in range: Range<Int>) throws(JSONSyntaxError) -> [(key: String, value: Range<Int>)] {
+        var parser = JSONParser(bytes, memoryLimit: nil)
+        parser.index = range.lowerBound
+        let members = try parser.members()
+        guard parser.index == range.upperBound else { throw parser.error("unexpected \(parser.describeCurrent()) after the object") }
+        return members
+    }
+
     public static func parse(_ text: String) throws(JSONSyntaxError) -> JSONValue {
         try parse(Array(text.utf8))
     }
@@ -143,6 +170,154 @@ public struct JSONParser {
             } else {
                 throw error("unexpected \(describeCurrent()), expected ',' or '}'")
             }
+        }
+    }
+
+    /// An object's members, each value skipped (checked, not built).
+    private mutating func members() throws(JSONSyntaxError) -> [(key: String, value: Range<Int>)] {
+        guard peek(UInt8(ascii: "{")) else { throw error("unexpected \(describeCurrent()), expected an object") }
+        try enter()
+        index += 1
+        var members: [(key: String, value: Range<Int>)] = []
+        skipWhitespace()
+        if peek(UInt8(ascii: "}")) {
+            index += 1
+            depth -= 1
+            return members
+        }
+        while true {
+            skipWhitespace()
+            guard peek(UInt8(ascii: "\"")) else { throw error("unexpected \(describeCurrent()), expected a string key") }
+            let key = try parseString()
+            skipWhitespace()
+            guard peek(UInt8(ascii: ":")) else { throw error("unexpected \(describeCurrent()), expected ':' after key \"\(key)\"") }
+            index += 1
+            skipWhitespace()
+            let start = index
+            try skipValue()
+            members.append((key, start..<index))
+            skipWhitespace()
+            if peek(UInt8(ascii: ",")) {
+                index += 1
+            } else if peek(UInt8(ascii: "}")) {
+                index += 1
+                depth -= 1
+                return members
+            } else {
+                throw error("unexpected \(describeCurrent()), expected ',' or '}'")
+            }
+        }
+    }
+
+    /// Moves past one value, checking it as `parseValue` does but for
+    /// duplicate keys (whoever builds it finds those), and building nothing
+    /// but the strings it must check.
+    private mutating func skipValue() throws(JSONSyntaxError) {
+        guard index < bytes.count else { throw error("unexpected end of document") }
+        switch bytes[index] {
+        case UInt8(ascii: "{"), UInt8(ascii: "["):
+            let close = bytes[index] == UInt8(ascii: "{") ? UInt8(ascii: "}") : UInt8(ascii: "]")
+            try enter()
+            index += 1
+            skipWhitespace()
+            if peek(close) {
+                index += 1
+                depth -= 1
+                return
+            }
+            while true {
+                skipWhitespace()
+                if close == UInt8(ascii: "}") {
+                    guard peek(UInt8(ascii: "\"")) else { throw error("unexpected \(describeCurrent()), expected a string key") }
+                    let keyStart = index
+                    try skipString()
+                    skipWhitespace()
+                    guard peek(UInt8(ascii: ":")) else {
+                        // Built only to name it, as `parseObject` does.
+                        var key = self
+                        key.index = keyStart
+                        throw error("unexpected \(describeCurrent()), expected ':' after key \"\((try? key.parseString()) ?? "")\"")
+                    }
+                    index += 1
+                    skipWhitespace()
+                }
+                try skipValue()
+                skipWhitespace()
+                if peek(UInt8(ascii: ",")) {
+                    index += 1
+                } else if peek(close) {
+                    index += 1
+                    depth -= 1
+                    return
+                } else {
+                    throw error("unexpected \(describeCurrent()), expected ',' or '\(Character(Unicode.Scalar(close)))'")
+                }
+            }
+        case UInt8(ascii: "\""): try skipString()
+        case UInt8(ascii: "t"): try expectLiteral("true")
+        case UInt8(ascii: "f"): try expectLiteral("false")
+        case UInt8(ascii: "n"): try expectLiteral("null")
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): try skipNumber()
+        default: throw error("unexpected \(describeCurrent()), expected a value")
+        }
+    }
+
+    /// Moves past a string, checking it as `parseString` does: escapes,
+    /// control characters, UTF-8 (each run between escapes, as its bytes).
+    private mutating func skipString() throws(JSONSyntaxError) {
+        index += 1  // opening quote
+        var runStart = index
+        while index < bytes.count {
+            let byte = bytes[index]
+            switch byte {
+            case UInt8(ascii: "\""):
+                try checkUTF8(runStart..<index)
+                index += 1
+                return
+            case UInt8(ascii: "\\"):
+                try checkUTF8(runStart..<index)
+                index += 1
+                _ = try parseEscape()
+                runStart = index
+            case 0..<0x20:
+                throw error("control character 0x\(String(byte, radix: 16)) in a string (escape it)")
+            default:
+                index += 1
+            }
+        }
+        throw error("unterminated string")
+    }
+
+    private func checkUTF8(_ run: Range<Int>) throws(JSONSyntaxError) {
+        // ASCII, the common case, needs no decoding.
+        guard bytes[run].contains(where: { $0 >= 0x80 }) else { return }
+        var iterator = bytes[run].makeIterator()
+        var decoder = UTF8()
+        while true {
+            switch decoder.decode(&iterator) {
+            case .scalarValue: continue
+            case .emptyInput: return
+            case .error: throw error("invalid UTF-8 in a string")
+            }
+        }
+    }
+
+    private mutating func skipNumber() throws(JSONSyntaxError) {
+        if peek(UInt8(ascii: "-")) { index += 1 }
+        if peek(UInt8(ascii: "0")) {
+            index += 1
+            if index < bytes.count, isDigit(bytes[index]) { throw error("leading zero in a number") }
+        } else {
+            guard skipDigits() > 0 else { throw error("a number needs digits") }
+        }
+        if peek(UInt8(ascii: ".")) {
+            index += 1
+            guard skipDigits() > 0 else { throw error("a number needs digits after '.'") }
+        }
+        if peek(UInt8(ascii: "e")) || peek(UInt8(ascii: "E")) {
+            index += 1
+            if peek(UInt8(ascii: "+")) || peek(UInt8(ascii: "-")) { index += 1 }
+            guard skipDigits() > 0 else { throw error("a number needs digits in its exponent") }
         }
     }
 
@@ -264,24 +439,7 @@ public struct JSONParser {
 
     private mutating func parseNumber() throws(JSONSyntaxError) -> String {
         let start = index
-        if peek(UInt8(ascii: "-")) { index += 1 }
-        if peek(UInt8(ascii: "0")) {
-            index += 1
-            if index < bytes.count, isDigit(bytes[index]) {
-                throw error("leading zero in a number")
-            }
-        } else {
-            guard skipDigits() > 0 else { throw error("a number needs digits") }
-        }
-        if peek(UInt8(ascii: ".")) {
-            index += 1
-            guard skipDigits() > 0 else { throw error("a number needs digits after '.'") }
-        }
-        if peek(UInt8(ascii: "e")) || peek(UInt8(ascii: "E")) {
-            index += 1
-            if peek(UInt8(ascii: "+")) || peek(UInt8(ascii: "-")) { index += 1 }
-            guard skipDigits() > 0 else { throw error("a number needs digits in its exponent") }
-        }
+        try skipNumber()
         return String(decoding: bytes[start..<index], as: UTF8.self)
     }
 

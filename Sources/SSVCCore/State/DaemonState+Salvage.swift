@@ -4,72 +4,33 @@ extension DaemonState {
     /// The most fields said dropped one by one; past it, one line counts the rest.
     package static let maximumSalvageLines = 16
 
-    /// The state read app by app and field by field, when the whole file
-    /// would not decode (issue 52): a field that cannot be read is dropped
-    /// alone, then an object that lacks a field it needs, then, only when
-    /// nothing else helps, the app's record. Each named with its path, in
-    /// words, never the decoder's text. Nil when `bytes` is not a state
-    /// file at all (not JSON, no `apps` object, no schema number).
-    package static func salvaging(_ bytes: [UInt8], decoder: JSONDecoder) -> (state: DaemonState, dropped: [String])? {
-        guard case let .object(root) = (try? JSONParser.parse(bytes)) ?? .null,
-              case let .object(apps)? = root.last(where: { $0.key == "apps" })?.value,
-              case let .number(schemaText)? = root.last(where: { $0.key == "schema" })?.value, let schema = Int(schemaText)
-        else { return nil }
-        var state = DaemonState()
-        state.schema = schema
-        var dropped: [String] = []
-        // Records read one by one; past `maximumSalvagedRecords` that
-        // need mending, a damaged file's rest goes whole, counted: each
-        // mended record is decoded a few times over (100,000 of them kept
-        // a start from answering for more than 5 s).
-        var mended = 0
-        var droppedWhole = 0
-        for (name, value) in apps {
-            if mended >= Self.maximumSalvagedRecords {
-                if let app = try? decoder.decode(AppState.self, from: Data(value.canonicalText.utf8)) {
-                    state.apps[name] = app
-                } else {
-                    droppedWhole += 1
+    /// One app's record that would not decode, read field by field
+    /// (issue 52): a field that cannot be read is dropped alone, then an
+    /// object that lacks a field it needs, then, only when nothing else
+    /// helps, the record. Each told to `notes` with its path, in words,
+    /// never the decoder's text. `shownName` is the app's name escaped.
+    static func salvaged(_ value: JSONValue, shownName: String, decoder: JSONDecoder, notes: inout ReadNotes) -> AppState? {
+        var record = value
+        // Each try removes one thing; a record past the tries goes whole.
+        for _ in 0..<Self.maximumSalvageTries {
+            do {
+                return try decoder.decode(AppState.self, from: Data(record.canonicalText.utf8))
+            } catch let error as DecodingError {
+                // The decoder names no path for some errors (a negative
+                // version number): then the deepest member whose removal
+                // lets the record be read is the one.
+                guard let said = record.removing(error) ?? record.removingCulprit(decoder: decoder) else {
+                    notes.dropped("apps.\(shownName): dropped: \(record.isObject ? "its fields could not be read" : "\(record.summary) is not an app's record")")
+                    return nil
                 }
-                continue
-            }
-            let shownName = DisplayText.escaped(name, limit: 80)
-            var record = value
-            // Each try removes one thing; a record past the tries goes whole.
-            var tries = 0
-            while state.apps[name] == nil {
-                tries += 1
-                guard tries <= Self.maximumSalvageTries else {
-                    dropped.append("apps.\(shownName): dropped: more than \(Self.maximumSalvageTries) of its fields could not be read")
-                    break
-                }
-                do {
-                    state.apps[name] = try decoder.decode(AppState.self, from: Data(record.canonicalText.utf8))
-                    break
-                } catch let error as DecodingError {
-                    if tries == 1 { mended += 1 }
-                    // The decoder names no path for some errors (a negative
-                    // version number): then the deepest member whose removal
-                    // lets the record be read is the one.
-                    guard let said = record.removing(error) ?? record.removingCulprit(decoder: decoder) else {
-                        dropped.append("apps.\(shownName): dropped: \(record.isObject ? "its fields could not be read" : "\(record.summary) is not an app's record")")
-                        break
-                    }
-                    dropped.append("apps.\(shownName)\(said.path.isEmpty ? "" : ".")\(said.path): \(said.problem)")
-                } catch {
-                    dropped.append("apps.\(shownName): dropped: its fields could not be read")
-                    break
-                }
+                notes.dropped("apps.\(shownName)\(said.path.isEmpty ? "" : ".")\(said.path): \(said.problem)")
+            } catch {
+                notes.dropped("apps.\(shownName): dropped: its fields could not be read")
+                return nil
             }
         }
-        if dropped.count > Self.maximumSalvageLines {
-            let more = dropped.count - Self.maximumSalvageLines
-            dropped = Array(dropped.prefix(Self.maximumSalvageLines)) + ["and \(more) more fields or records dropped"]
-        }
-        if droppedWhole > 0 {
-            dropped.append("\(droppedWhole) more app records could not be read and were dropped whole, past \(Self.maximumSalvagedRecords) mended")
-        }
-        return (state, dropped.map { "state.json: \($0)" })
+        notes.dropped("apps.\(shownName): dropped: more than \(Self.maximumSalvageTries) of its fields could not be read")
+        return nil
     }
 
     /// The most fields one app's record may lose before the record goes.
@@ -256,43 +217,47 @@ extension DaemonState {
     /// named, for the journal.
     package func bounded(responseBytes: Int) -> (state: DaemonState, cut: [String]) {
         var next = self
-        var cut: [String] = []
+        var notes = ReadNotes()
         for (name, app) in apps {
-            var app = app
-            let shown = DisplayText.escaped(name, limit: 80)
-            if let response = app.response, response.utf8.count > responseBytes {
-                cut.append("state.json: apps.\(shown).response: \(response.utf8.count) bytes, past max-response-bytes (\(responseBytes)); dropped")
-                app.response = nil
-                app.etag = nil
-            }
-            if let seen = app.seen, seen.count > AppState.seenKept {
-                cut.append("state.json: apps.\(shown).seen: \(seen.count) versions, past \(AppState.seenKept); the newest kept")
-                app.seen = Array(seen.sorted { $0.at < $1.at }.suffix(AppState.seenKept))
-            }
-            if let error = app.lastError, error.utf8.count > DisplayText.maximumStoredBytes {
-                app.lastError = DisplayText.cut(error)
-            }
-            // Times in RFC 3339's years, 0001 to 9999, on read as on write
-            // (a hold since 99999-01-01 was read, issue 52).
-            let times: [(String, WritableKeyPath<AppState, Date?>)] = [
-                ("firstCheck", \.firstCheck), ("lastCheck", \.lastCheck), ("lastSuccess", \.lastSuccess), ("lastFetch", \.lastFetch),
-                ("retryNotBefore", \.retryNotBefore), ("newestSignatureTime", \.newestSignatureTime),
-            ]
-            for (field, path) in times {
-                guard let time = app[keyPath: path], !Self.writable(time) else { continue }
-                cut.append("state.json: apps.\(shown).\(field): \(time.timeIntervalSince1970) s since 1970 is past the years 0001-9999; dropped")
-                app[keyPath: path] = nil
-            }
-            if let hold = app.hold, !Self.writable(hold.since) {
-                cut.append("state.json: apps.\(shown).hold.since: past the years 0001-9999; the hold is dropped")
-                app.hold = nil
-            }
-            next.apps[name] = app
+            let bounded = app.bounded(responseBytes: responseBytes, shownName: DisplayText.escaped(name, limit: 80), notes: &notes)
+            if bounded != app { next.apps[name] = bounded }
         }
-        if cut.count > Self.maximumSalvageLines {
-            let more = cut.count - Self.maximumSalvageLines
-            cut = Array(cut.prefix(Self.maximumSalvageLines)) + ["state.json: and \(more) more values cut to their bounds"]
+        return (next, notes.lines)
+    }
+}
+
+extension AppState {
+    /// The app held to what a write would keep, as `DaemonState.bounded`
+    /// says; each cut told to `notes`.
+    func bounded(responseBytes: Int, shownName shown: String, notes: inout ReadNotes) -> AppState {
+        var app = self
+        if let response = app.response, response.utf8.count > responseBytes {
+            notes.cut("state.json: apps.\(shown).response: \(response.utf8.count) bytes, past max-response-bytes (\(responseBytes)); dropped")
+            app.response = nil
+            app.etag = nil
         }
-        return (next, cut)
+        if let seen = app.seen, seen.count > AppState.seenKept {
+            notes.cut("state.json: apps.\(shown).seen: \(seen.count) versions, past \(AppState.seenKept); the newest kept")
+            app.seen = Array(seen.sorted { $0.at < $1.at }.suffix(AppState.seenKept))
+        }
+        if let error = app.lastError, error.utf8.count > DisplayText.maximumStoredBytes {
+            app.lastError = DisplayText.cut(error)
+        }
+        // Times in RFC 3339's years, 0001 to 9999, on read as on write
+        // (a hold since 99999-01-01 was read, issue 52).
+        let times: [(String, WritableKeyPath<AppState, Date?>)] = [
+            ("firstCheck", \.firstCheck), ("lastCheck", \.lastCheck), ("lastSuccess", \.lastSuccess), ("lastFetch", \.lastFetch),
+            ("retryNotBefore", \.retryNotBefore), ("newestSignatureTime", \.newestSignatureTime),
+        ]
+        for (field, path) in times {
+            guard let time = app[keyPath: path], !DaemonState.writable(time) else { continue }
+            notes.cut("state.json: apps.\(shown).\(field): \(time.timeIntervalSince1970) s since 1970 is past the years 0001-9999; dropped")
+            app[keyPath: path] = nil
+        }
+        if let hold = app.hold, !DaemonState.writable(hold.since) {
+            notes.cut("state.json: apps.\(shown).hold.since: past the years 0001-9999; the hold is dropped")
+            app.hold = nil
+        }
+        return app
     }
 }

@@ -24,37 +24,54 @@ package struct DaemonState: Sendable, Equatable, Codable {
     /// were dropped past `maximumKeptHolds`.
     package func pruned(to names: Set<String>) -> (state: DaemonState, holdsKept: [String], holdsDropped: Int) {
         var next = self
-        var kept: [String] = []
-        var bare: [(name: String, since: Date)] = []
+        var bare = BareHolds()
         for (name, app) in apps where !names.contains(name) {
-            guard let hold = app.hold else {
-                next.apps[name] = nil
-                continue
-            }
-            var only = AppState()
-            only.hold = hold
-            if app != only { kept.append(name) }
-            next.apps[name] = only
-            bare.append((name, hold.since))
+            next.apps[name] = nil
+            bare.add(name, app)
         }
-        var dropped = 0
-        if bare.count > Self.maximumKeptHolds {
-            // Newest first, then by name: the same ones go whatever the order read.
-            bare.sort { $0.since != $1.since ? $0.since > $1.since : $0.name < $1.name }
-            for gone in bare[Self.maximumKeptHolds...] {
-                next.apps[gone.name] = nil
-                dropped += 1
-            }
-        }
+        let (kept, dropped) = bare.kept()
         // A dictionary keeps the room of the entries removed from it: one
         // read with 52,000 apps no longer configured kept 150 MiB for the
         // daemon's life (issue 52). The apps left are copied into one sized to them.
-        if next.apps.count < apps.count {
-            var compact = [String: AppState](minimumCapacity: next.apps.count)
+        if next.apps.count + kept.count < apps.count {
+            var compact = [String: AppState](minimumCapacity: next.apps.count + kept.count)
             for (name, app) in next.apps { compact[name] = app }
             next.apps = compact
         }
-        return (next, kept.filter { next.apps[$0] != nil }.sorted(), dropped)
+        for entry in kept { next.apps[entry.name] = AppState(hold: entry.hold) }
+        return (next, kept.filter(\.hadMore).map(\.name).sorted(), dropped)
+    }
+}
+
+/// The holds of apps no longer configured, gathered app by app: only the
+/// newest `DaemonState.maximumKeptHolds` stay.
+struct BareHolds {
+    struct Entry {
+        var name: String
+        var hold: Hold
+        /// The app's record held more than its hold: it left the
+        /// configuration since the state was last pruned.
+        var hadMore: Bool
+    }
+
+    private var entries: [String: Entry] = [:]
+
+    /// An app no longer configured: its hold, if it has one, is kept (an
+    /// app given twice, as the later record says).
+    mutating func add(_ name: String, _ app: AppState) {
+        guard let hold = app.hold else {
+            entries[name] = nil
+            return
+        }
+        entries[name] = Entry(name: name, hold: hold, hadMore: app != AppState(hold: hold))
+    }
+
+    /// The holds kept, and how many of the oldest went.
+    func kept() -> (kept: [Entry], dropped: Int) {
+        guard entries.count > DaemonState.maximumKeptHolds else { return (Array(entries.values), 0) }
+        // Newest first, then by name: the same ones go whatever the order read.
+        let sorted = entries.values.sorted { $0.hold.since != $1.hold.since ? $0.hold.since > $1.hold.since : $0.name < $1.name }
+        return (Array(sorted.prefix(DaemonState.maximumKeptHolds)), entries.count - DaemonState.maximumKeptHolds)
     }
 }
 
@@ -123,6 +140,12 @@ package struct AppState: Sendable, Equatable, Codable {
     package init() {
         consecutiveFailures = 0
         messages = [:]
+    }
+
+    /// An app no longer configured: nothing but its hold.
+    init(hold: Hold) {
+        self.init()
+        self.hold = hold
     }
 
     /// The state once its pending offer is made, at or after its time;

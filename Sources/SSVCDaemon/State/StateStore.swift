@@ -32,8 +32,13 @@ package struct StateStore: Sendable {
         /// The schema of a file written by a newer ssvc: kept as it is,
         /// and never written over by this one.
         package var newerSchema: Int?
-        /// Fields whose numbers were out of range, each reset, in words.
+        /// Fields whose numbers were out of range, each reset, fields and
+        /// records dropped, values cut to their bounds, in words.
         package var repairs: [String] = []
+        /// With bounds: the apps no longer configured whose hold alone is
+        /// kept for the first time, and the oldest such holds dropped.
+        package var holdsKept: [String] = []
+        package var holdsDropped = 0
     }
 
     /// The saved state; a fresh one when there is none.
@@ -44,7 +49,10 @@ package struct StateStore: Sendable {
     /// | this schema                      | its state; numbers out of range reset, fields and records that cannot be read dropped (`repairs`) |
     /// | a newer schema                   | a fresh state in memory, the file left (`newerSchema`) |
     /// | unreadable, corrupt, older, special | moved to `state.json.corrupt-<time>` (`recovery`) |
-    package func load(now: Date) throws(Failure) -> Loaded {
+    /// With `bounds`, what a write would not keep is not kept on read
+    /// either, record by record, so a large file never takes much more
+    /// memory than what stays (issue 52).
+    package func load(now: Date, bounds: DaemonState.ReadBounds? = nil) throws(Failure) -> Loaded {
         try makeDirectory()
         if let problem = FileSystem.folderProblem(directory) { throw Failure(description: "cannot write \(path): \(problem)") }
         removeLeftoverTemporaries()
@@ -55,22 +63,13 @@ package struct StateStore: Sendable {
             if error.code == ENOENT { return Loaded(state: DaemonState()) }
             return Loaded(state: DaemonState(), recovery: try moveAside(now: now, reason: error.description))
         }
-        if let header = try? Self.decoder.decode(SchemaHeader.self, from: Data(bytes)), header.schema > DaemonState.currentSchema {
-            return Loaded(state: DaemonState(), newerSchema: header.schema)
-        }
-        let (repaired, repairs) = DaemonState.repairingNumbers(bytes)
-        do {
-            let state = try Self.decoder.decode(DaemonState.self, from: Data(repaired))
-            guard state.schema == DaemonState.currentSchema else {
-                return Loaded(state: DaemonState(), recovery: try moveAside(now: now, reason: "schema \(state.schema) is not \(DaemonState.currentSchema)"))
-            }
-            return Loaded(state: state, repairs: repairs)
-        } catch {
-            // One bad field costs that field, one bad record that record (issue 52).
-            if let salvaged = DaemonState.salvaging(repaired, decoder: Self.decoder), salvaged.state.schema == DaemonState.currentSchema {
-                return Loaded(state: salvaged.state, repairs: repairs + salvaged.dropped)
-            }
-            return Loaded(state: DaemonState(), recovery: try moveAside(now: now, reason: "not a state file: \(Self.describe(error))"))
+        switch DaemonState.reading(bytes, decoder: Self.decoder, bounds: bounds) {
+        case let .state(state, notes, holdsKept, holdsDropped):
+            return Loaded(state: state, repairs: notes, holdsKept: holdsKept, holdsDropped: holdsDropped)
+        case let .newer(schema):
+            return Loaded(state: DaemonState(), newerSchema: schema)
+        case let .unusable(reason):
+            return Loaded(state: DaemonState(), recovery: try moveAside(now: now, reason: reason))
         }
     }
 
@@ -109,10 +108,6 @@ package struct StateStore: Sendable {
         _ = ftruncate(descriptor, 0)
         _ = pwrite(descriptor, text, text.count, 0)
         // Kept open on purpose: the lock lives as long as the descriptor.
-    }
-
-    private struct SchemaHeader: Decodable {
-        let schema: Int
     }
 
     /// The most a state file may hold: `load` reads no more.
@@ -187,20 +182,6 @@ package struct StateStore: Sendable {
 
     private func failure(_ what: String) -> Failure {
         Failure(description: "\(what): \(String(cString: strerror(errno)))")
-    }
-
-    private static func describe(_ error: any Error) -> String {
-        if case let DecodingError.dataCorrupted(context) = error {
-            let path = context.codingPath.map(\.stringValue).joined(separator: ".")
-            return path.isEmpty ? context.debugDescription : "\(path): \(context.debugDescription)"
-        }
-        if case let DecodingError.keyNotFound(key, context) = error {
-            return "missing \((context.codingPath.map(\.stringValue) + [key.stringValue]).joined(separator: "."))"
-        }
-        if case let DecodingError.typeMismatch(_, context) = error {
-            return "\(context.codingPath.map(\.stringValue).joined(separator: ".")): \(context.debugDescription)"
-        }
-        return "\(error)"
     }
 
     static let encoder: JSONEncoder = {
