@@ -74,6 +74,10 @@ struct JSONParserTests {
         #expect(apps.map(\.key) == ["a", "b", "a"], "a key given twice is listed twice: the caller decides")
         #expect(String(decoding: text[apps[0].value], as: UTF8.self) == #"{"x": [1, {"y": "\u00e9"}]}"#)
         #expect(try JSONParser.parse(Array(text[apps[0].value])) == .object([("x", .array([.number("1"), .object([("y", .string("é"))])]))]))
+        #expect(try JSONParser.parse(text, in: apps[0].value) == JSONParser.parse(Array(text[apps[0].value])), "read in place, not copied out")
+        let cut = #expect(throws: JSONSyntaxError.self) { try JSONParser.parse(text, in: apps[0].value.dropLast(1)) }
+        #expect(cut?.message == "unexpected end of document, expected ',' or '}'", "nothing past the range is read")
+        #expect(try JSONParser.parse(text, in: apps[1].value) == .number("5"))
         #expect(throws: JSONSyntaxError.self) { try JSONParser.members(of: text, in: apps[1].value) }
         #expect(throws: JSONSyntaxError.self) { try JSONParser.members(of: Array("[1]".utf8)) }
     }
@@ -99,6 +103,20 @@ struct JSONParserTests {
             #expect(skipped == built && built?.message == "invalid UTF-8 in a string", "\(bytes)")
         }
         #expect((try? JSONParser.members(of: Array(#"{"a": ["\n\#u{e9}\#u{1F600}"]}"#.utf8))) != nil)
+    }
+
+    @Test("without checking text, forEachMember delimits values whose strings are damaged or whose nesting is past the bound, for whoever parses them to refuse")
+    func membersUnchecked() throws {
+        let deep = String(repeating: "[", count: 10_000) + String(repeating: "]", count: 10_000)
+        let text = Array(#"{"a": [""#.utf8) + [0xFF, 0x01] + Array(#"\x", "}{]"], "b": \#(deep), "c": 3}"#.utf8)
+        var places: [(String, Range<Int>)] = []
+        try JSONParser.forEachMember(of: text, in: text.indices, checkingText: false) { places.append(($0, $1)) }
+        #expect(places.map(\.0) == ["a", "b", "c"])
+        #expect(places[1].1.count == deep.utf8.count)
+        #expect(try JSONParser.parse(text, in: places[2].1) == .number("3"))
+        #expect(throws: JSONSyntaxError.self) { try JSONParser.parse(text, in: places[0].1) }
+        #expect(throws: JSONSyntaxError.self) { try JSONParser.parse(text, in: places[1].1) }
+        #expect(throws: JSONSyntaxError.self) { try JSONParser.forEachMember(of: text, in: text.indices) { _, _ in } }
     }
 
     @Test("rejects invalid UTF-8 inside strings")

@@ -294,6 +294,11 @@ struct StateStoreTests {
         state.apps["also-here"] = AppState()
         let store = try store(holding: nil)
         try store.save(state)
+        // One hold whose number is out of range: read whole, and said.
+        var text = try String(contentsOfFile: store.path, encoding: .utf8)
+        let bad = #""gone-bad":{"consecutiveFailures":0,"messages":{},"hold":{"version":"1.0","number":-1,"since":"2027-01-01T00:00:00Z"}},"#
+        text = text.replacingOccurrences(of: #""apps":{"#, with: #""apps":{"# + bad)
+        try text.write(toFile: store.path, atomically: true, encoding: .utf8)
 
         let bounds = DaemonState.ReadBounds(responseBytes: 1_000, configured: ["here", "also-here", "absent"])
         let read = try store.load(now: Date(), bounds: bounds)
@@ -302,10 +307,42 @@ struct StateStoreTests {
         let (pruned, kept, dropped) = bounded.pruned(to: bounds.configured)
         #expect(read.state == pruned)
         #expect(read.state.apps.count == 1_002 && read.state.apps["here"]?.response == nil && read.state.apps["gone-unheld"] == nil)
-        #expect(read.holdsKept == kept && read.holdsDropped == dropped && dropped == 10)
+        #expect(read.holdsKept == kept && read.holdsDropped == dropped && dropped == 11)
         #expect(kept.count > 600 && kept.allSatisfy { whole.state.apps[$0]?.consecutiveFailures == 2 }, "only the records that held more than a hold: \(kept.count)")
-        #expect(read.repairs == cut, "the cuts said as bounding says them")
+        #expect(read.repairs == whole.repairs + cut, "the repairs and cuts said as reading whole and bounding say them")
+        #expect(read.state.apps["gone-bad"]?.hold?.number == nil && read.repairs.contains { $0.contains("apps.gone-bad.hold.number out of range") })
         #expect(read.state.apps.capacity < 4_000, "room for \(read.state.apps.capacity) apps")
+    }
+
+    @Test("damage inside one app's record costs that record, not the file: invalid UTF-8, a raw control character, a bad escape, 10,000 levels of nesting (issue 52)", arguments: [
+        Array(#"{"lastError":""#.utf8) + [0xFF, 0xFE] + Array(#""}"#.utf8),
+        Array(#"{"lastError":"a"#.utf8) + [0x01] + Array(#""}"#.utf8),
+        Array(#"{"lastError":"\x"}"#.utf8),
+        Array(#"{"x":"#.utf8) + Array(repeating: UInt8(ascii: "["), count: 10_000) + Array(repeating: UInt8(ascii: "]"), count: 10_000) + [UInt8(ascii: "}")],
+    ])
+    func damagedRecord(record: [UInt8]) throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let good = #"{"consecutiveFailures":2,"messages":{},"hold":{"version":"1.5","since":"2026-01-01T00:00:00Z"}}"#
+        let text = Array(#"{"schema":1,"apps":{"bad":"#.utf8) + record + Array(#","kept":\#(good)}}"#.utf8)
+        let loaded = try store(holding: Data(text)).load(now: Date(), bounds: DaemonState.ReadBounds(responseBytes: 1_000, configured: ["kept", "bad"]))
+        #expect(loaded.recovery == nil, "\(String(describing: loaded.recovery))")
+        #expect(loaded.state.apps["kept"]?.hold?.version == "1.5" && loaded.state.apps["kept"]?.consecutiveFailures == 2)
+        #expect(loaded.state.apps["bad"] == nil)
+        #expect(loaded.repairs.contains { $0.hasPrefix("state.json: apps.bad: dropped: not valid JSON (") }, "\(loaded.repairs)")
+    }
+
+    @Test("a field past what a write holds is dropped before it is parsed, the rest of its record kept: 100,000 seen versions (5 MB), a response past 6 times max-response-bytes (issue 52)")
+    func fieldPastItsBound() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let seen = (0..<100_000).map { #"{"version":"1.\#($0)","at":"2026-01-01T00:00:00Z"}"# }.joined(separator: ",")
+        let text = #"{"schema":1,"apps":{"kept":{"consecutiveFailures":2,"messages":{},"seen":[\#(seen)],"response":"\#(String(repeating: "x", count: 7_000))"}}}"#
+        let loaded = try store(holding: Data(text.utf8)).load(now: Date(), bounds: DaemonState.ReadBounds(responseBytes: 1_000, configured: ["kept"]))
+        let app = try #require(loaded.state.apps["kept"], "\(loaded.repairs)")
+        #expect(app.consecutiveFailures == 2 && app.seen == nil && app.response == nil)
+        #expect(loaded.repairs.contains("state.json: apps.kept.response: 7002 bytes, past the 6002 a written state holds; dropped"), "\(loaded.repairs)")
+        let seenBytes = seen.utf8.count + 2
+        #expect(seenBytes > DaemonState.maximumFieldBytes)
+        #expect(loaded.repairs.contains("state.json: apps.kept.seen: \(seenBytes) bytes, past the \(DaemonState.maximumFieldBytes) a written state holds; dropped"), "\(loaded.repairs)")
     }
 
     @Test("a state.json that is a FIFO is moved aside at once, not read with a wait")

@@ -19,11 +19,18 @@ public struct JSONParser {
 
     private let bytes: [UInt8]
     private var index = 0
+    /// Where the text read ends: the whole of `bytes`, or a range's end.
+    private var end: Int
+    /// Skipping, strings' contents are checked (UTF-8, controls, escapes);
+    /// off, only where each string ends is found, so that damage inside
+    /// one record costs that record, which is parsed on its own.
+    private var checkingText = true
     private var depth = 0
 
     private init(_ bytes: [UInt8], memoryLimit: Int?) {
         self.bytes = bytes
         self.memoryLimit = memoryLimit
+        end = bytes.count
     }
 
     /// What one value takes beside its text, in bytes: its slot in its
@@ -61,10 +68,12 @@ public struct JSONParser {
     /// file's apps) then builds one record at a time, not the file
     /// (issue 52: a 64 MiB state took 11 times its size read whole).
     /// Duplicate keys are all listed, in order: the caller decides.
-    public static func members(of bytes: [UInt8]) throws(JSONSyntaxError) -> [(key: String, value: Range<Int>)] {
+    public static func members(of bytes: [UInt8], checkingText: Bool = true) throws(JSONSyntaxError) -> [(key: String, value: Range<Int>)] {
         var parser = JSONParser(bytes, memoryLimit: nil)
+        parser.checkingText = checkingText
         parser.skipWhitespace()
-        let members = try parser.members()
+        var members: [(key: String, value: Range<Int>)] = []
+        try parser.members { members.append(($0, $1)) }
         parser.skipWhitespace()
         guard parser.index == bytes.count else {
             throw parser.error("unexpected \(parser.describeCurrent()) after the document")
@@ -75,11 +84,40 @@ public struct JSONParser {
     /// The members of the object whose text is `range` of `bytes` (a
     /// range `members(of:)` gave), as `members(of:)` lists them.
     public static func members(of bytes: [UInt8], in range: Range<Int>) throws(JSONSyntaxError) -> [(key: String, value: Range<Int>)] {
+        var members: [(key: String, value: Range<Int>)] = []
+        try forEachMember(of: bytes, in: range) { members.append(($0, $1)) }
+        return members
+    }
+
+    /// Each member of the object whose text is `range` of `bytes`, given
+    /// to `body` as it is reached, none kept: a million apps in a state
+    /// file listed first took 32 MiB before one was read. A syntax error
+    /// is thrown when reached, after the members before it were given.
+    /// Without `checkingText`, the values' strings are only delimited, not
+    /// checked: the caller parses each value it uses.
+    public static func forEachMember(
+        of bytes: [UInt8], in range: Range<Int>, checkingText: Bool = true, _ body: (_ key: String, _ value: Range<Int>) -> Void
+    ) throws(JSONSyntaxError) {
+        var parser = JSONParser(bytes, memoryLimit: nil)
+        parser.checkingText = checkingText
+        parser.index = range.lowerBound
+        parser.end = range.upperBound
+        try parser.members(body)
+        guard parser.index == range.upperBound else { throw parser.error("unexpected \(parser.describeCurrent()) after the object") }
+    }
+
+    /// Parses the value whose text is `range` of `bytes` (a range
+    /// `members(of:)` gave), without copying it out: one record of a
+    /// large file. An error's line and column are the file's.
+    public static func parse(_ bytes: [UInt8], in range: Range<Int>) throws(JSONSyntaxError) -> JSONValue {
         var parser = JSONParser(bytes, memoryLimit: nil)
         parser.index = range.lowerBound
-        let members = try parser.members()
-        guard parser.index == range.upperBound else { throw parser.error("unexpected \(parser.describeCurrent()) after the object") }
-        return members
+        parser.end = range.upperBound
+        parser.skipWhitespace()
+        let value = try parser.parseValue()
+        parser.skipWhitespace()
+        guard parser.index == range.upperBound else { throw parser.error("unexpected \(parser.describeCurrent()) after the value") }
+        return value
     }
 
     public static func parse(_ text: String) throws(JSONSyntaxError) -> JSONValue {
@@ -99,7 +137,7 @@ public struct JSONParser {
     }
 
     private mutating func parseValue() throws(JSONSyntaxError) -> JSONValue {
-        guard index < bytes.count else { throw error("unexpected end of document") }
+        guard index < end else { throw error("unexpected end of document") }
         try spend(Self.valueCost)
         switch bytes[index] {
         case UInt8(ascii: "{"): return try parseObject()
@@ -174,16 +212,15 @@ public struct JSONParser {
     }
 
     /// An object's members, each value skipped (checked, not built).
-    private mutating func members() throws(JSONSyntaxError) -> [(key: String, value: Range<Int>)] {
+    private mutating func members(_ body: (String, Range<Int>) -> Void) throws(JSONSyntaxError) {
         guard peek(UInt8(ascii: "{")) else { throw error("unexpected \(describeCurrent()), expected an object") }
         try enter()
         index += 1
-        var members: [(key: String, value: Range<Int>)] = []
         skipWhitespace()
         if peek(UInt8(ascii: "}")) {
             index += 1
             depth -= 1
-            return members
+            return
         }
         while true {
             skipWhitespace()
@@ -195,14 +232,14 @@ public struct JSONParser {
             skipWhitespace()
             let start = index
             try skipValue()
-            members.append((key, start..<index))
+            body(key, start..<index)
             skipWhitespace()
             if peek(UInt8(ascii: ",")) {
                 index += 1
             } else if peek(UInt8(ascii: "}")) {
                 index += 1
                 depth -= 1
-                return members
+                return
             } else {
                 throw error("unexpected \(describeCurrent()), expected ',' or '}'")
             }
@@ -213,8 +250,10 @@ public struct JSONParser {
     /// duplicate keys (whoever builds it finds those), and building nothing
     /// but the strings it must check.
     private mutating func skipValue() throws(JSONSyntaxError) {
-        guard index < bytes.count else { throw error("unexpected end of document") }
+        guard index < end else { throw error("unexpected end of document") }
         switch bytes[index] {
+        case UInt8(ascii: "{") where !checkingText, UInt8(ascii: "[") where !checkingText:
+            try skipNested()
         case UInt8(ascii: "{"), UInt8(ascii: "["):
             let close = bytes[index] == UInt8(ascii: "{") ? UInt8(ascii: "}") : UInt8(ascii: "]")
             try enter()
@@ -262,23 +301,50 @@ public struct JSONParser {
         }
     }
 
+    /// Moves past an object or array by counting brackets outside
+    /// strings, without recursion and without a depth bound: what is inside
+    /// (a record nested 10,000 deep) is checked by whoever parses it, and
+    /// costs that value alone.
+    private mutating func skipNested() throws(JSONSyntaxError) {
+        var open = 0
+        repeat {
+            guard index < end else { throw error("unexpected end of document") }
+            switch bytes[index] {
+            case UInt8(ascii: "{"), UInt8(ascii: "["):
+                open += 1
+                index += 1
+            case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                open -= 1
+                index += 1
+            case UInt8(ascii: "\""):
+                try skipString()
+            default:
+                index += 1
+            }
+        } while open > 0
+    }
+
     /// Moves past a string, checking it as `parseString` does: escapes,
     /// control characters, UTF-8 (each run between escapes, as its bytes).
     private mutating func skipString() throws(JSONSyntaxError) {
         index += 1  // opening quote
         var runStart = index
-        while index < bytes.count {
+        while index < end {
             let byte = bytes[index]
             switch byte {
             case UInt8(ascii: "\""):
                 try checkUTF8(runStart..<index)
                 index += 1
                 return
+            case UInt8(ascii: "\\") where !checkingText:
+                index += 2
             case UInt8(ascii: "\\"):
                 try checkUTF8(runStart..<index)
                 index += 1
                 _ = try parseEscape()
                 runStart = index
+            case 0..<0x20 where !checkingText:
+                index += 1
             case 0..<0x20:
                 throw error("control character 0x\(String(byte, radix: 16)) in a string (escape it)")
             default:
@@ -290,7 +356,7 @@ public struct JSONParser {
 
     private func checkUTF8(_ run: Range<Int>) throws(JSONSyntaxError) {
         // ASCII, the common case, needs no decoding.
-        guard bytes[run].contains(where: { $0 >= 0x80 }) else { return }
+        guard checkingText, bytes[run].contains(where: { $0 >= 0x80 }) else { return }
         var iterator = bytes[run].makeIterator()
         var decoder = UTF8()
         while true {
@@ -306,7 +372,7 @@ public struct JSONParser {
         if peek(UInt8(ascii: "-")) { index += 1 }
         if peek(UInt8(ascii: "0")) {
             index += 1
-            if index < bytes.count, isDigit(bytes[index]) { throw error("leading zero in a number") }
+            if index < end, isDigit(bytes[index]) { throw error("leading zero in a number") }
         } else {
             guard skipDigits() > 0 else { throw error("a number needs digits") }
         }
@@ -352,7 +418,7 @@ public struct JSONParser {
         var unescaped: [UInt8] = []
         var escapes = false
         var runStart = index
-        while index < bytes.count {
+        while index < end {
             let byte = bytes[index]
             switch byte {
             case UInt8(ascii: "\""):
@@ -382,7 +448,7 @@ public struct JSONParser {
     }
 
     private mutating func parseEscape() throws(JSONSyntaxError) -> Unicode.Scalar {
-        guard index < bytes.count else { throw error("unterminated string") }
+        guard index < end else { throw error("unterminated string") }
         let byte = bytes[index]
         index += 1
         switch byte {
@@ -397,7 +463,7 @@ public struct JSONParser {
         case UInt8(ascii: "u"):
             let first = try parseHex4()
             if (0xD800..<0xDC00).contains(first) {
-                guard bytes.count - index >= 6, bytes[index] == UInt8(ascii: "\\"),
+                guard end - index >= 6, bytes[index] == UInt8(ascii: "\\"),
                       bytes[index + 1] == UInt8(ascii: "u") else {
                     throw error("unpaired surrogate \\u\(String(first, radix: 16))")
                 }
@@ -420,7 +486,7 @@ public struct JSONParser {
     }
 
     private mutating func parseHex4() throws(JSONSyntaxError) -> UInt32 {
-        guard bytes.count - index >= 4 else { throw error("incomplete \\u escape") }
+        guard end - index >= 4 else { throw error("incomplete \\u escape") }
         var value: UInt32 = 0
         for _ in 0..<4 {
             let byte = bytes[index]
@@ -445,7 +511,7 @@ public struct JSONParser {
 
     private mutating func skipDigits() -> Int {
         let start = index
-        while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+        while index < end, isDigit(bytes[index]) { index += 1 }
         return index - start
     }
 
@@ -455,17 +521,17 @@ public struct JSONParser {
 
     private mutating func expectLiteral(_ literal: String) throws(JSONSyntaxError) {
         let count = literal.utf8.count
-        let matches = bytes.count - index >= count && literal.utf8.elementsEqual(bytes[index..<index + count])
+        let matches = end - index >= count && literal.utf8.elementsEqual(bytes[index..<index + count])
         guard matches else { throw error("unexpected \(describeCurrent()), expected a value") }
         index += count
     }
 
     private func peek(_ byte: UInt8) -> Bool {
-        index < bytes.count && bytes[index] == byte
+        index < end && bytes[index] == byte
     }
 
     private mutating func skipWhitespace() {
-        while index < bytes.count {
+        while index < end {
             switch bytes[index] {
             case 0x20, 0x09, 0x0A, 0x0D: index += 1
             default: return
@@ -474,7 +540,7 @@ public struct JSONParser {
     }
 
     private func describeCurrent() -> String {
-        guard index < bytes.count else { return "end of document" }
+        guard index < end else { return "end of document" }
         let byte = bytes[index]
         if byte >= 0x21 && byte < 0x7F { return "'\(Character(Unicode.Scalar(byte)))'" }
         return "byte 0x\(String(byte, radix: 16))"

@@ -36,7 +36,7 @@ extension DaemonState {
     package static func reading(_ bytes: [UInt8], decoder: JSONDecoder, bounds: ReadBounds? = nil) -> Reading {
         let root: [(key: String, value: Range<Int>)]
         do {
-            root = try JSONParser.members(of: bytes)
+            root = try JSONParser.members(of: bytes, checkingText: false)
         } catch {
             return .unusable("not a state file: \(error.description)")
         }
@@ -45,51 +45,137 @@ extension DaemonState {
         else { return .unusable("not a state file: it has no schema number") }
         guard schema <= currentSchema else { return .newer(schema: schema) }
         guard schema == currentSchema else { return .unusable("schema \(schema) is not \(currentSchema)") }
-        guard let appsText = root.last(where: { $0.key == "apps" })?.value,
-              let apps = try? JSONParser.members(of: bytes, in: appsText)
-        else { return .unusable("not a state file: it has no apps object") }
+        guard let appsText = root.last(where: { $0.key == "apps" })?.value else { return .unusable("not a state file: it has no apps object") }
         var state = DaemonState()
         var notes = ReadNotes()
         // The holds of apps no longer configured are gathered small and
         // the newest kept, so a file of 52,000 of them never holds 52,000
         // app records (1,464 bytes each before any text) at once.
         var bare = BareHolds()
-        for (name, text) in apps {
-            guard var app = record(name, bytes[text], decoder: decoder, notes: &notes) else { continue }
-            // A name given twice: the later record, as a decoder reads it.
-            guard let bounds else {
-                state.apps[name] = app
-                continue
+        do {
+            // The file's structure is checked already: only `apps` not an object throws here.
+            try JSONParser.forEachMember(of: bytes, in: appsText, checkingText: false) { name, text in
+                // Of an app no longer configured only the hold is read.
+                if let bounds, !bounds.configured.contains(name), let (hold, hadMore) = bareHold(bytes, text, decoder: decoder) {
+                    let only = AppState(hold: hold).bounded(responseBytes: bounds.responseBytes, shownName: DisplayText.escaped(name, limit: 80), notes: &notes)
+                    bare.add(name, only, hadMore: hadMore)
+                    return
+                }
+                guard var app = record(name, bytes, text, bounds: bounds, decoder: decoder, notes: &notes) else { return }
+                // A name given twice: the later record, as a decoder reads it.
+                guard let bounds else {
+                    state.apps[name] = app
+                    return
+                }
+                app = app.bounded(responseBytes: bounds.responseBytes, shownName: DisplayText.escaped(name, limit: 80), notes: &notes)
+                if bounds.configured.contains(name) {
+                    state.apps[name] = app
+                } else {
+                    bare.add(name, app)
+                }
             }
-            app = app.bounded(responseBytes: bounds.responseBytes, shownName: DisplayText.escaped(name, limit: 80), notes: &notes)
-            if bounds.configured.contains(name) {
-                state.apps[name] = app
-            } else {
-                bare.add(name, app)
-            }
+        } catch {
+            return .unusable("not a state file: it has no apps object")
         }
         let (kept, dropped) = bare.kept()
         for entry in kept { state.apps[entry.name] = AppState(hold: entry.hold) }
         return .state(state, notes: notes.lines, holdsKept: kept.filter(\.hadMore).map(\.name).sorted(), holdsDropped: dropped)
     }
 
-    /// One app's record: nil when it cannot be read at all.
-    private static func record(_ name: String, _ text: ArraySlice<UInt8>, decoder: JSONDecoder, notes: inout ReadNotes) -> AppState? {
+    /// The hold of a record whose app is no longer configured, read alone
+    /// (the rest would be dropped: 52,000 such records took 10 s read
+    /// whole), and whether the record held more than the hold. Nil when
+    /// the record has no hold that reads cleanly: the whole record is then
+    /// read as any other, and what is wrong with it said.
+    private static func bareHold(_ bytes: [UInt8], _ place: Range<Int>, decoder: JSONDecoder) -> (hold: Hold, hadMore: Bool)? {
+        var holdText: Range<Int>?
+        var hadMore = false
+        do {
+            try JSONParser.forEachMember(of: bytes, in: place, checkingText: false) { key, field in
+                switch (key, String(decoding: bytes[field.prefix(3)], as: UTF8.self)) {
+                case ("hold", _): holdText = field
+                case ("consecutiveFailures", "0"), ("messages", "{}"): break
+                default: hadMore = true
+                }
+            }
+        } catch {
+            return nil
+        }
+        guard let holdText, let value = try? JSONParser.parse(bytes, in: holdText) else { return nil }
+        var members = [(key: "hold", value: value)]
+        var unsaid = ReadNotes()
+        // A number out of range is said by the whole record's read.
+        guard !repairNumbers(in: &members, path: "", notes: &unsaid),
+              let hold = try? decoder.decode(Hold.self, from: Data(value.canonicalText.utf8))
+        else { return nil }
+        return (hold, hadMore)
+    }
+
+    /// The most bytes of text one field of an app's record may take, but
+    /// `response`, held to `max-response-bytes` (each byte escaped, at
+    /// most six): no field ssvc writes comes near it (`seen` keeps 16
+    /// versions, a few kilobytes), and 500,000 `seen` entries, 24 MiB of
+    /// text, took 160 MiB once parsed.
+    package static let maximumFieldBytes = 4 << 20
+
+    /// One app's record, `place` in `bytes`: nil when it cannot be read at all.
+    private static func record(
+        _ name: String, _ bytes: [UInt8], _ place: Range<Int>, bounds: ReadBounds?, decoder: JSONDecoder, notes: inout ReadNotes
+    ) -> AppState? {
         let shownName = DisplayText.escaped(name, limit: 80)
-        guard let value = try? JSONParser.parse(Array(text)) else {
-            // Checked already as JSON: a key given twice in it. The decoder
-            // reads such a record or none.
-            if let app = try? decoder.decode(AppState.self, from: Data(text)) { return app }
-            notes.dropped("apps.\(shownName): dropped: its fields could not be read")
-            return nil
+        // The decoder reads the file's own bytes, not a copy (a record of a
+        // 60 MiB response was held four times over).
+        func decode(_ text: [UInt8], _ place: Range<Int>) -> AppState? {
+            text.withUnsafeBytes { buffer in
+                let slice = UnsafeRawBufferPointer(rebasing: buffer[place])
+                guard let start = slice.baseAddress else { return nil }
+                return try? decoder.decode(AppState.self, from: Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: start), count: slice.count, deallocator: .none))
+            }
         }
-        guard case var .object(members) = value else {
-            notes.dropped("apps.\(shownName): dropped: \(value.summary) is not an app's record")
-            return nil
+        var text: [UInt8]?
+        do {
+            // Field by field, each held to its bound before it is built.
+            var members: [(key: String, value: JSONValue)] = []
+            var problem: String?
+            var cut = false
+            do throws(JSONSyntaxError) {
+                var fields: [(key: String, value: Range<Int>)] = []
+                try JSONParser.forEachMember(of: bytes, in: place, checkingText: false) { fields.append(($0, $1)) }
+                var seen = Set<String>()
+                for (key, field) in fields {
+                    guard seen.insert(key).inserted else { throw JSONSyntaxError(message: "duplicate key \"\(key)\"", line: 1, column: 1) }
+                    let limit = key == "response" ? (bounds?.responseBytes).map { $0 * 6 + 2 } : bounds.map { _ in maximumFieldBytes }
+                    if let limit, field.count > limit {
+                        notes.cut("state.json: apps.\(shownName).\(DisplayText.escaped(key, limit: 40)): \(field.count) bytes, past the \(limit) a written state holds; dropped")
+                        cut = true
+                        continue
+                    }
+                    members.append((key, try JSONParser.parse(bytes, in: field)))
+                }
+            } catch {
+                // No object at all, or one field broken: what then?
+                if case let .some(value) = try? JSONParser.parse(bytes, in: place), !value.isObject {
+                    notes.dropped("apps.\(shownName): dropped: \(value.summary) is not an app's record")
+                    return nil
+                }
+                problem = error.message
+            }
+            if let problem {
+                // A key given twice: the decoder reads such a record or none.
+                if let app = decode(bytes, place) { return app }
+                notes.dropped("apps.\(shownName): dropped: not valid JSON (\(problem))")
+                return nil
+            }
+            if repairNumbers(in: &members, path: "apps.\(shownName)", notes: &notes) || cut {
+                text = Array(JSONValue.object(members).canonicalText.utf8)
+            }
+            // The record's tree ends here, before the decoder builds its own.
         }
-        let repaired = repairNumbers(in: &members, path: "apps.\(shownName)", notes: &notes)
-        let record = JSONValue.object(members)
-        if let app = try? decoder.decode(AppState.self, from: repaired ? Data(record.canonicalText.utf8) : Data(text)) { return app }
+        if let text {
+            if let app = decode(text, text.indices) { return app }
+        } else if let app = decode(bytes, place) {
+            return app
+        }
         // Past `maximumSalvagedRecords` mended, a damaged file's rest goes
         // whole, counted: each mended record is decoded a few times over
         // (100,000 of them kept a start from answering for more than 5 s).
@@ -98,6 +184,7 @@ extension DaemonState {
             return nil
         }
         notes.mended += 1
+        guard let record = try? (text.map { try JSONParser.parse($0) } ?? JSONParser.parse(bytes, in: place)) else { return nil }
         return salvaged(record, shownName: shownName, decoder: decoder, notes: &notes)
     }
 }

@@ -40,7 +40,7 @@ extension DaemonState {
 }
 
 extension JSONValue {
-    fileprivate var isObject: Bool {
+    var isObject: Bool {
         if case .object = self { true } else { false }
     }
 

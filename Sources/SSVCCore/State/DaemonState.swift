@@ -58,12 +58,12 @@ struct BareHolds {
 
     /// An app no longer configured: its hold, if it has one, is kept (an
     /// app given twice, as the later record says).
-    mutating func add(_ name: String, _ app: AppState) {
+    mutating func add(_ name: String, _ app: AppState, hadMore: Bool? = nil) {
         guard let hold = app.hold else {
             entries[name] = nil
             return
         }
-        entries[name] = Entry(name: name, hold: hold, hadMore: app != AppState(hold: hold))
+        entries[name] = Entry(name: name, hold: hold, hadMore: hadMore ?? (app != AppState(hold: hold)))
     }
 
     /// The holds kept, and how many of the oldest went.
