@@ -103,6 +103,11 @@ struct JSONParserTests {
             #expect(skipped == built && built?.message == "invalid UTF-8 in a string", "\(bytes)")
         }
         #expect((try? JSONParser.members(of: Array(#"{"a": ["\n\#u{e9}\#u{1F600}"]}"#.utf8))) != nil)
+        // Both faults in one string: the escape is said, where parse says it (found by the json fuzz target).
+        let both = Array(#"{"a": [""#.utf8) + [0xFF] + Array(#"\u12zz"]}"#.utf8)
+        let built = #expect(throws: JSONSyntaxError.self) { try JSONParser.parse(both) }
+        let skipped = #expect(throws: JSONSyntaxError.self) { try JSONParser.members(of: both) }
+        #expect(skipped == built && built?.message == "invalid hex digit in \\u escape", "\(String(describing: skipped)) \(String(describing: built))")
     }
 
     @Test("without checking text, forEachMember delimits values whose strings are damaged or whose nesting is past the bound, for whoever parses them to refuse")

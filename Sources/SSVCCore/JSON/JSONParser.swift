@@ -329,17 +329,20 @@ public struct JSONParser {
     private mutating func skipString() throws(JSONSyntaxError) {
         index += 1  // opening quote
         var runStart = index
+        // Said at the closing quote, as `parseString` says it: an escape
+        // broken later in the same string is said first.
+        var validUTF8 = true
         while index < end {
             let byte = bytes[index]
             switch byte {
             case UInt8(ascii: "\""):
-                try checkUTF8(runStart..<index)
+                guard validUTF8, isUTF8(runStart..<index) else { throw error("invalid UTF-8 in a string") }
                 index += 1
                 return
             case UInt8(ascii: "\\") where !checkingText:
                 index += 2
             case UInt8(ascii: "\\"):
-                try checkUTF8(runStart..<index)
+                validUTF8 = validUTF8 && isUTF8(runStart..<index)
                 index += 1
                 _ = try parseEscape()
                 runStart = index
@@ -354,16 +357,17 @@ public struct JSONParser {
         throw error("unterminated string")
     }
 
-    private func checkUTF8(_ run: Range<Int>) throws(JSONSyntaxError) {
+    /// Whether `run` is UTF-8; always, when text is not checked.
+    private func isUTF8(_ run: Range<Int>) -> Bool {
         // ASCII, the common case, needs no decoding.
-        guard checkingText, bytes[run].contains(where: { $0 >= 0x80 }) else { return }
+        guard checkingText, bytes[run].contains(where: { $0 >= 0x80 }) else { return true }
         var iterator = bytes[run].makeIterator()
         var decoder = UTF8()
         while true {
             switch decoder.decode(&iterator) {
             case .scalarValue: continue
-            case .emptyInput: return
-            case .error: throw error("invalid UTF-8 in a string")
+            case .emptyInput: return true
+            case .error: return false
             }
         }
     }
