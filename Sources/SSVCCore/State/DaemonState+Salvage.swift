@@ -40,7 +40,7 @@ extension DaemonState {
 }
 
 extension JSONValue {
-    var isObject: Bool {
+    fileprivate var isObject: Bool {
         if case .object = self { true } else { false }
     }
 
