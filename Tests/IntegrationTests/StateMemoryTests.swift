@@ -59,4 +59,20 @@ struct StateMemoryTests {
         #expect(names.count == 1_001 && names.contains("kept"))
         #expect(names.contains("gone-\(count - 1)") && !names.contains("gone-\(dropped - 1)"), "the newest holds are the ones kept")
     }
+
+    @Test("a hold kept under a 1 MiB name, as a damaged state file may have it, is said in a short line")
+    func longNameSaidShort() async throws {
+        let folder = try TemporaryFolder()
+        let document = try folder.file("latest.json", #"{"SSVCLatestVersionKey": "2.0"}"#)
+        let name = String(repeating: "n", count: 1 << 20)
+        let record = #"{"consecutiveFailures":3,"messages":{},"hold":{"version":"1.5","since":"2026-01-01T00:00:00Z"}}"#
+        try FileManager.default.createDirectory(atPath: folder.url.appendingPathComponent("state").path, withIntermediateDirectories: true)
+        try #"{"schema":1,"apps":{"\#(name)":\#(record)}}"#.write(toFile: folder.url.appendingPathComponent("state/state.json").path, atomically: true, encoding: .utf8)
+        let daemon = try DaemonProcess(apps: appTable("kept", url: "file://" + document), folder: folder)
+        #expect(await daemon.wait { daemon.log.contains("no longer configured; its hold at 1.5 is kept") }, "\(daemon.log.suffix(500))")
+        #expect(await daemon.stop() == 0)
+        let longest = daemon.log.split(separator: "\n").map(\.utf8.count).max() ?? 0
+        #expect(longest < 16_384, "a log line of \(longest) bytes")
+        #expect(daemon.app(name)?["hold"] != nil, "the hold itself is kept under its name")
+    }
 }

@@ -137,10 +137,14 @@ package actor CheckService: Service {
     }
 
     /// An app left the configuration with a hold: the hold stays.
+    /// The name and version as the state file has them, which may be
+    /// anything its writer left: cut, so that the line stays short (a
+    /// 1 MiB name held wrote 2 MiB lines).
     static func sayHoldKept(_ name: String, hold: Hold?, logger: Logger) {
+        let (name, version) = (DisplayText.cut(name, bytes: 256), DisplayText.cut(hold?.version ?? "", bytes: 256))
         logger.notice(
-            "\(name): no longer configured; its hold at \(hold?.version ?? "?") is kept for when it comes back",
-            metadata: ["MESSAGE_ID": "\(MessageID.holdChanged.rawValue)", "SSVC_APP": "\(name)", "SSVC_HOLD": "\(hold?.version ?? "")"]
+            "\(name): no longer configured; its hold at \(version.isEmpty ? "?" : version) is kept for when it comes back",
+            metadata: ["MESSAGE_ID": "\(MessageID.holdChanged.rawValue)", "SSVC_APP": "\(name)", "SSVC_HOLD": "\(version)"]
         )
     }
 
