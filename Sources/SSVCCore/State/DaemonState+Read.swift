@@ -57,9 +57,12 @@ extension DaemonState {
             // The file's structure is checked already: only `apps` not an object throws here.
             try JSONParser.forEachMember(of: bytes, in: appsText, checkingText: false) { name, text in
                 // Of an app no longer configured only the hold is read.
-                if let bounds, !bounds.configured.contains(name), let (hold, hadMore) = bareHold(bytes, text, decoder: decoder) {
-                    let only = AppState(hold: hold).bounded(responseBytes: bounds.responseBytes, shownName: DisplayText.escaped(name, limit: 80), notes: &notes)
-                    bare.add(name, only, hadMore: hadMore)
+                if let bounds, !bounds.configured.contains(name), let found = bareHold(bytes, text, decoder: decoder) {
+                    // No hold: nothing of the app is kept, so none of it is read.
+                    let only = found.hold.map {
+                        AppState(hold: $0).bounded(responseBytes: bounds.responseBytes, shownName: DisplayText.escaped(name, limit: 80), notes: &notes)
+                    }
+                    bare.add(name, only ?? AppState(), hadMore: found.hadMore)
                     return
                 }
                 guard var app = record(name, bytes, text, bounds: bounds, decoder: decoder, notes: &notes) else { return }
@@ -85,10 +88,11 @@ extension DaemonState {
 
     /// The hold of a record whose app is no longer configured, read alone
     /// (the rest would be dropped: 52,000 such records took 10 s read
-    /// whole), and whether the record held more than the hold. Nil when
-    /// the record has no hold that reads cleanly: the whole record is then
-    /// read as any other, and what is wrong with it said.
-    private static func bareHold(_ bytes: [UInt8], _ place: Range<Int>, decoder: JSONDecoder) -> (hold: Hold, hadMore: Bool)? {
+    /// whole), nil when it has none, and whether the record held more than
+    /// the hold. Nil when the record is no object or its hold does not read
+    /// cleanly: the whole record is then read as any other, and what is
+    /// wrong with it said.
+    private static func bareHold(_ bytes: [UInt8], _ place: Range<Int>, decoder: JSONDecoder) -> (hold: Hold?, hadMore: Bool)? {
         var holdText: Range<Int>?
         var hadMore = false
         do {
@@ -102,7 +106,8 @@ extension DaemonState {
         } catch {
             return nil
         }
-        guard let holdText, let value = try? JSONParser.parse(bytes, in: holdText) else { return nil }
+        guard let holdText else { return (nil, hadMore) }
+        guard let value = try? JSONParser.parse(bytes, in: holdText) else { return nil }
         var members = [(key: "hold", value: value)]
         var unsaid = ReadNotes()
         // A number out of range is said by the whole record's read.
