@@ -70,8 +70,9 @@ struct StateMemoryTests {
         try #"{"schema":1,"apps":{"\#(name)":\#(record)}}"#.write(toFile: folder.url.appendingPathComponent("state/state.json").path, atomically: true, encoding: .utf8)
         let daemon = try DaemonProcess(apps: appTable("kept", url: "file://" + document), folder: folder)
         #expect(await daemon.wait { daemon.log.contains("no longer configured; its hold at 1.5 is kept") }, "\(daemon.log.suffix(500))")
-        // Said while the state is read, before the daemon takes its signals: stopped once it answers.
-        #expect(await daemon.wait { FileManager.default.fileExists(atPath: daemon.socketPath) })
+        // Said while the state is read, before the daemon takes its signals
+        // (the socket is bound before that too): stopped once it has started.
+        #expect(await daemon.wait { daemon.log.contains("started with 1 apps") })
         #expect(await daemon.stop() == 0)
         let longest = daemon.log.split(separator: "\n").map(\.utf8.count).max() ?? 0
         #expect(longest < 16_384, "a log line of \(longest) bytes")
