@@ -21,10 +21,6 @@ public struct JSONParser {
     private var index = 0
     /// Where the text read ends: the whole of `bytes`, or a range's end.
     private var end: Int
-    /// Skipping, strings' contents are checked (UTF-8, controls, escapes);
-    /// off, only where each string ends is found, so that damage inside
-    /// one record costs that record, which is parsed on its own.
-    private var checkingText = true
     private var depth = 0
 
     private init(_ bytes: [UInt8], memoryLimit: Int?) {
@@ -63,14 +59,16 @@ public struct JSONParser {
     }
 
     /// The members of the object that is the whole of `bytes`, each key
-    /// with the place of its value's text, checked as JSON but not built
-    /// into a tree: a reader of a large file of many records (the state
-    /// file's apps) then builds one record at a time, not the file
-    /// (issue 52: a 64 MiB state took 11 times its size read whole).
-    /// Duplicate keys are all listed, in order: the caller decides.
-    public static func members(of bytes: [UInt8], checkingText: Bool = true) throws(JSONSyntaxError) -> [(key: String, value: Range<Int>)] {
+    /// with the place of its value's text, the values delimited but not
+    /// built nor checked: a reader of a large file of many records (the
+    /// state file's apps) then parses one record at a time, and damage
+    /// inside one (a byte that is not UTF-8, nesting past the bound) costs
+    /// that record when it is parsed, not the file (issue 52: a 64 MiB
+    /// state took 11 times its size read whole). The keys are checked as
+    /// `parse` checks them. Duplicate keys are all listed, in order: the
+    /// caller decides.
+    public static func members(of bytes: [UInt8]) throws(JSONSyntaxError) -> [(key: String, value: Range<Int>)] {
         var parser = JSONParser(bytes, memoryLimit: nil)
-        parser.checkingText = checkingText
         parser.skipWhitespace()
         var members: [(key: String, value: Range<Int>)] = []
         try parser.members { members.append(($0, $1)) }
@@ -81,25 +79,15 @@ public struct JSONParser {
         return members
     }
 
-    /// The members of the object whose text is `range` of `bytes` (a
-    /// range `members(of:)` gave), as `members(of:)` lists them.
-    public static func members(of bytes: [UInt8], in range: Range<Int>) throws(JSONSyntaxError) -> [(key: String, value: Range<Int>)] {
-        var members: [(key: String, value: Range<Int>)] = []
-        try forEachMember(of: bytes, in: range) { members.append(($0, $1)) }
-        return members
-    }
-
-    /// Each member of the object whose text is `range` of `bytes`, given
-    /// to `body` as it is reached, none kept: a million apps in a state
-    /// file listed first took 32 MiB before one was read. A syntax error
-    /// is thrown when reached, after the members before it were given.
-    /// Without `checkingText`, the values' strings are only delimited, not
-    /// checked: the caller parses each value it uses.
+    /// Each member of the object whose text is `range` of `bytes` (a
+    /// range `members(of:)` gave), as `members(of:)` reads them, given to
+    /// `body` as it is reached, none kept: a million apps in a state file
+    /// listed first took 32 MiB before one was read. A syntax error is
+    /// thrown when reached, after the members before it were given.
     public static func forEachMember(
-        of bytes: [UInt8], in range: Range<Int>, checkingText: Bool = true, _ body: (_ key: String, _ value: Range<Int>) -> Void
+        of bytes: [UInt8], in range: Range<Int>, _ body: (_ key: String, _ value: Range<Int>) -> Void
     ) throws(JSONSyntaxError) {
         var parser = JSONParser(bytes, memoryLimit: nil)
-        parser.checkingText = checkingText
         parser.index = range.lowerBound
         parser.end = range.upperBound
         try parser.members(body)
@@ -211,7 +199,7 @@ public struct JSONParser {
         }
     }
 
-    /// An object's members, each value skipped (checked, not built).
+    /// An object's members, each value skipped (delimited, not built).
     private mutating func members(_ body: (String, Range<Int>) -> Void) throws(JSONSyntaxError) {
         guard peek(UInt8(ascii: "{")) else { throw error("unexpected \(describeCurrent()), expected an object") }
         try enter()
@@ -246,52 +234,13 @@ public struct JSONParser {
         }
     }
 
-    /// Moves past one value, checking it as `parseValue` does but for
-    /// duplicate keys (whoever builds it finds those), and building nothing
-    /// but the strings it must check.
+    /// Moves past one value: an object or array by its brackets, a string
+    /// to its closing quote; a number or literal is checked, as it is no
+    /// longer than it looks.
     private mutating func skipValue() throws(JSONSyntaxError) {
         guard index < end else { throw error("unexpected end of document") }
         switch bytes[index] {
-        case UInt8(ascii: "{") where !checkingText, UInt8(ascii: "[") where !checkingText:
-            try skipNested()
-        case UInt8(ascii: "{"), UInt8(ascii: "["):
-            let close = bytes[index] == UInt8(ascii: "{") ? UInt8(ascii: "}") : UInt8(ascii: "]")
-            try enter()
-            index += 1
-            skipWhitespace()
-            if peek(close) {
-                index += 1
-                depth -= 1
-                return
-            }
-            while true {
-                skipWhitespace()
-                if close == UInt8(ascii: "}") {
-                    guard peek(UInt8(ascii: "\"")) else { throw error("unexpected \(describeCurrent()), expected a string key") }
-                    let keyStart = index
-                    try skipString()
-                    skipWhitespace()
-                    guard peek(UInt8(ascii: ":")) else {
-                        // Built only to name it, as `parseObject` does.
-                        var key = self
-                        key.index = keyStart
-                        throw error("unexpected \(describeCurrent()), expected ':' after key \"\((try? key.parseString()) ?? "")\"")
-                    }
-                    index += 1
-                    skipWhitespace()
-                }
-                try skipValue()
-                skipWhitespace()
-                if peek(UInt8(ascii: ",")) {
-                    index += 1
-                } else if peek(close) {
-                    index += 1
-                    depth -= 1
-                    return
-                } else {
-                    throw error("unexpected \(describeCurrent()), expected ',' or '\(Character(Unicode.Scalar(close)))'")
-                }
-            }
+        case UInt8(ascii: "{"), UInt8(ascii: "["): try skipNested()
         case UInt8(ascii: "\""): try skipString()
         case UInt8(ascii: "t"): try expectLiteral("true")
         case UInt8(ascii: "f"): try expectLiteral("false")
@@ -324,52 +273,22 @@ public struct JSONParser {
         } while open > 0
     }
 
-    /// Moves past a string, checking it as `parseString` does: escapes,
-    /// control characters, UTF-8 (each run between escapes, as its bytes).
+    /// Moves past a string to its closing quote, an escaped quote
+    /// included; what it holds is checked by whoever parses it.
     private mutating func skipString() throws(JSONSyntaxError) {
         index += 1  // opening quote
-        var runStart = index
-        // Said at the closing quote, as `parseString` says it: an escape
-        // broken later in the same string is said first.
-        var validUTF8 = true
         while index < end {
-            let byte = bytes[index]
-            switch byte {
+            switch bytes[index] {
             case UInt8(ascii: "\""):
-                guard validUTF8, isUTF8(runStart..<index) else { throw error("invalid UTF-8 in a string") }
                 index += 1
                 return
-            case UInt8(ascii: "\\") where !checkingText:
-                index += 2
             case UInt8(ascii: "\\"):
-                validUTF8 = validUTF8 && isUTF8(runStart..<index)
-                index += 1
-                _ = try parseEscape()
-                runStart = index
-            case 0..<0x20 where !checkingText:
-                index += 1
-            case 0..<0x20:
-                throw error("control character 0x\(String(byte, radix: 16)) in a string (escape it)")
+                index += 2
             default:
                 index += 1
             }
         }
         throw error("unterminated string")
-    }
-
-    /// Whether `run` is UTF-8; always, when text is not checked.
-    private func isUTF8(_ run: Range<Int>) -> Bool {
-        // ASCII, the common case, needs no decoding.
-        guard checkingText, bytes[run].contains(where: { $0 >= 0x80 }) else { return true }
-        var iterator = bytes[run].makeIterator()
-        var decoder = UTF8()
-        while true {
-            switch decoder.decode(&iterator) {
-            case .scalarValue: continue
-            case .emptyInput: return true
-            case .error: return false
-            }
-        }
     }
 
     private mutating func skipNumber() throws(JSONSyntaxError) {

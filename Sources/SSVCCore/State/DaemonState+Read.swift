@@ -37,7 +37,7 @@ extension DaemonState {
     package static func reading(_ bytes: [UInt8], decoder: JSONDecoder, bounds: ReadBounds? = nil) -> Reading {
         let root: [(key: String, value: Range<Int>)]
         do {
-            root = try JSONParser.members(of: bytes, checkingText: false)
+            root = try JSONParser.members(of: bytes)
         } catch {
             return .unusable("not a state file: \(error.description)")
         }
@@ -55,7 +55,7 @@ extension DaemonState {
         var bare = BareHolds()
         do {
             // The file's structure is checked already: only `apps` not an object throws here.
-            try JSONParser.forEachMember(of: bytes, in: appsText, checkingText: false) { name, text in
+            try JSONParser.forEachMember(of: bytes, in: appsText) { name, text in
                 // Of an app no longer configured only the hold is read.
                 if let bounds, !bounds.configured.contains(name), let found = bareHold(bytes, text, decoder: decoder) {
                     // No hold: nothing of the app is kept, so none of it is read.
@@ -96,7 +96,7 @@ extension DaemonState {
         var holdText: Range<Int>?
         var hadMore = false
         do {
-            try JSONParser.forEachMember(of: bytes, in: place, checkingText: false) { key, field in
+            try JSONParser.forEachMember(of: bytes, in: place) { key, field in
                 switch (key, String(decoding: bytes[field.prefix(3)], as: UTF8.self)) {
                 case ("hold", _): holdText = field
                 case ("consecutiveFailures", "0"), ("messages", "{}"): break
@@ -153,7 +153,7 @@ extension DaemonState {
             var cut = false
             do throws(JSONSyntaxError) {
                 var fields: [(key: String, value: Range<Int>)] = []
-                try JSONParser.forEachMember(of: bytes, in: place, checkingText: false) { fields.append(($0, $1)) }
+                try JSONParser.forEachMember(of: bytes, in: place) { fields.append(($0, $1)) }
                 var seen = Set<String>()
                 for (key, field) in fields {
                     guard seen.insert(key).inserted else { throw JSONSyntaxError(message: "duplicate key \"\(key)\"", line: 1, column: 1) }
