@@ -116,6 +116,10 @@ package enum DaemonMain {
             for repair in loaded.repairs {
                 logger.warning("\(repair)", metadata: ["MESSAGE_ID": "\(MessageID.stateRecovered.rawValue)", "SSVC_ERROR": "\(repair)"])
             }
+            if loaded.holdsReplayed > 0 {
+                let holds = loaded.holdsReplayed == 1 ? "1 hold" : "\(loaded.holdsReplayed) holds"
+                logger.notice("\(holds) set or lifted since the state was last written: read from \(store.directory)/holds.jsonl and written into \(store.path)")
+            }
             for name in loaded.holdsKept { CheckService.sayHoldKept(name, hold: loaded.state.apps[name]?.hold, logger: logger) }
             CheckService.sayHoldsDropped(loaded.holdsDropped, logger: logger)
             if let recovery = loaded.recovery {

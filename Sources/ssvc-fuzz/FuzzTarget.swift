@@ -96,6 +96,13 @@ enum FuzzTarget: String, CaseIterable {
             // of the others only holds), and whole, every record read.
             let bounds = DaemonState.ReadBounds(responseBytes: 4_096, configured: ["a", "b"])
             _ = DaemonState.reading(bytes, decoder: decoder, bounds: bounds)
+            // Read as a holds log too: the log read again over a state that
+            // holds it already (a crash before its removal) changes nothing.
+            var once = DaemonState()
+            _ = once.replay(holdLog: bytes, decoder: decoder, bounds: bounds)
+            var twice = once
+            _ = twice.replay(holdLog: bytes, decoder: decoder, bounds: bounds)
+            precondition(twice == once, "a holds log read twice is not the log read once")
             if case let .state(state, _, _, _) = DaemonState.reading(bytes, decoder: decoder) {
                 for app in state.apps.values {
                     _ = app.isStale(now: Self.now, schedule: .daily)

@@ -125,7 +125,7 @@ extension DaemonState {
     package static let maximumFieldBytes = 4 << 20
 
     /// One app's record, `place` in `bytes`: nil when it cannot be read at all.
-    private static func record(
+    static func record(
         _ name: String, _ bytes: [UInt8], _ place: Range<Int>, bounds: ReadBounds?, decoder: JSONDecoder, notes: inout ReadNotes
     ) -> AppState? {
         let shownName = DisplayText.escaped(name, limit: 80)

@@ -143,7 +143,7 @@ package struct AppState: Sendable, Equatable, Codable {
     }
 
     /// An app no longer configured: nothing but its hold.
-    init(hold: Hold) {
+    package init(hold: Hold) {
         self.init()
         self.hold = hold
     }

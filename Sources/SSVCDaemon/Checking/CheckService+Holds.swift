@@ -32,9 +32,10 @@ extension CheckService {
         return status
     }
 
-    /// `hold`'s change, made at once; the answer waits for `write`, which
-    /// holds and unholds that come together share (the metrics file
-    /// follows within a second).
+    /// `hold`'s change, made at once; the answer waits for `write`, the
+    /// append of its line to the holds log, which holds and unholds that
+    /// come together share (the state and metrics files follow within a
+    /// second).
     func holding(_ name: String, at version: String?, caller: UInt32?) throws(HoldRefusal) -> (status: AppStatus, write: StateWriter.Ticket?) {
         guard let app = app(named: name) else { throw .noSuchApp }
         let current = state.apps[name] ?? AppState()
@@ -62,7 +63,7 @@ extension CheckService {
         state.apps[name] = next
         settle(app, change: .set(hold, caller: caller))
         // An operator's command that answered is on disk.
-        return (report(app, now: runtime.clock.now).appStatus, writer.save(writeSource))
+        return (report(app, now: runtime.clock.now).appStatus, writer.logHold(HoldLogRecord(app: name, hold: hold), writeSource))
     }
 
     /// `unhold`'s change, made at once, and the write to wait for.
@@ -73,7 +74,7 @@ extension CheckService {
             next.hold = nil
             state.apps[name] = next
             settle(app, change: .lifted(hold, caller: caller))
-            write = writer.save(writeSource)
+            write = writer.logHold(HoldLogRecord(app: name, hold: nil), writeSource)
         }
         return (report(app, now: runtime.clock.now).appStatus, write)
     }
@@ -95,7 +96,7 @@ extension CheckService {
             name: name, format: .ssvc, schedule: .never, status: .unknown, nextCheckReason: .manualOnly, consecutiveFailures: 0, stale: false
         )
         status.note = "not configured: its hold at \(hold.version) is lifted"
-        return (status, writer.save(writeSource))
+        return (status, writer.logHold(HoldLogRecord(app: name, hold: nil), writeSource))
     }
 }
 

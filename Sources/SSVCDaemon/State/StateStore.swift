@@ -39,6 +39,9 @@ package struct StateStore: Sendable {
         /// kept for the first time, and the oldest such holds dropped.
         package var holdsKept: [String] = []
         package var holdsDropped = 0
+        /// Holds set or lifted by lines of the holds log (written since the
+        /// state file was, before a crash or a kill).
+        package var holdsReplayed = 0
     }
 
     /// The saved state; a fresh one when there is none.
@@ -56,20 +59,58 @@ package struct StateStore: Sendable {
         try makeDirectory()
         if let problem = FileSystem.folderProblem(directory) { throw Failure(description: "cannot write \(path): \(problem)") }
         removeLeftoverTemporaries()
+        var loaded: Loaded
+        switch Result(catching: { () throws(BoundedReader.Failure) in try BoundedReader.read(path: path, limit: Self.maximumBytes) }) {
+        case let .failure(error) where error.code == ENOENT:
+            loaded = Loaded(state: DaemonState())
+        case let .failure(error):
+            loaded = Loaded(state: DaemonState(), recovery: try moveAside(now: now, reason: error.description))
+        case let .success(bytes):
+            switch DaemonState.reading(bytes, decoder: Self.decoder, bounds: bounds) {
+            case let .state(state, notes, holdsKept, holdsDropped):
+                loaded = Loaded(state: state, repairs: notes, holdsKept: holdsKept, holdsDropped: holdsDropped)
+            case let .newer(schema):
+                // The log belongs to the newer ssvc's state as well: left as it is.
+                return Loaded(state: DaemonState(), newerSchema: schema)
+            case let .unusable(reason):
+                loaded = Loaded(state: DaemonState(), recovery: try moveAside(now: now, reason: reason))
+            }
+        }
+        try replayHoldLog(into: &loaded, now: now, bounds: bounds)
+        return loaded
+    }
+
+    /// The holds set and lifted since the state file was last written
+    /// (`HoldLog`): applied over it, then written into it and the log
+    /// removed, so that the daemon starts with an empty log. A log that
+    /// cannot be read is moved aside as the state file is.
+    private func replayHoldLog(into loaded: inout Loaded, now: Date, bounds: DaemonState.ReadBounds?) throws(Failure) {
+        let log = HoldLog(directory: directory)
         let bytes: [UInt8]
         do {
-            bytes = try BoundedReader.read(path: path, limit: Self.maximumBytes)
+            bytes = try BoundedReader.read(path: log.path, limit: 2 * HoldLog.maximumBytes)
         } catch {
-            if error.code == ENOENT { return Loaded(state: DaemonState()) }
-            return Loaded(state: DaemonState(), recovery: try moveAside(now: now, reason: error.description))
+            guard error.code != ENOENT else { return }
+            let target = "\(log.path).corrupt-\(String(RFC3339.format(now).filter { $0 != ":" }))"
+            guard rename(log.path, target) == 0 else { throw failure("cannot move the unreadable \(log.path) aside (\(error.description))") }
+            loaded.repairs.append("holds.jsonl: \(error.description); moved to \(target), and the holds set since the state was last written are lost")
+            return
         }
-        switch DaemonState.reading(bytes, decoder: Self.decoder, bounds: bounds) {
-        case let .state(state, notes, holdsKept, holdsDropped):
-            return Loaded(state: state, repairs: notes, holdsKept: holdsKept, holdsDropped: holdsDropped)
-        case let .newer(schema):
-            return Loaded(state: DaemonState(), newerSchema: schema)
-        case let .unusable(reason):
-            return Loaded(state: DaemonState(), recovery: try moveAside(now: now, reason: reason))
+        let replay = loaded.state.replay(holdLog: bytes, decoder: Self.decoder, bounds: bounds)
+        loaded.repairs += replay.notes
+        loaded.holdsDropped += replay.holdsDropped
+        loaded.holdsReplayed = replay.applied
+        // Written into the state now: the log then starts empty. When the
+        // state cannot be written (a full disk), the log stays, without a
+        // last line a crash cut short, for the next line to follow.
+        do {
+            if !bytes.isEmpty { try save(loaded.state) }
+            try log.replace(with: [])
+        } catch {
+            loaded.repairs.append("holds.jsonl: cannot write its holds into \(path) (\(error)); the log is kept")
+            if let last = bytes.lastIndex(of: UInt8(ascii: "\n")).map({ $0 + 1 }) ?? (bytes.isEmpty ? nil : 0), last < bytes.count {
+                _ = truncate(log.path, off_t(last))
+            }
         }
     }
 

@@ -63,9 +63,29 @@ final class DaemonProcess {
         log.split(separator: "\n").map(String.init).filter { $0.contains("SSVC_APP=\(app) ") || $0.contains("SSVC_APP=\(app)]") }
     }
 
+    /// The state on disk: `state.json` with the lines of `holds.jsonl`
+    /// (the holds set and lifted since it was written) applied, as the
+    /// daemon reads them at its next start.
     var state: [String: Any]? {
-        guard let data = FileManager.default.contents(atPath: stateDirectory + "/state.json") else { return nil }
-        return try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+        guard let data = FileManager.default.contents(atPath: stateDirectory + "/state.json"),
+              var state = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+        else { return nil }
+        var apps = state["apps"] as? [String: Any] ?? [:]
+        let log = (try? String(contentsOfFile: stateDirectory + "/holds.jsonl", encoding: .utf8)) ?? ""
+        for line in log.split(separator: "\n") {
+            guard let record = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], let name = record["app"] as? String else { continue }
+            var app = apps[name] as? [String: Any] ?? [:]
+            if let hold = record["hold"] as? [String: Any] {
+                app["hold"] = hold
+                apps[name] = app
+            } else {
+                app["hold"] = nil
+                // An app no longer configured is nothing but its hold.
+                apps[name] = Set(app.keys).isSubset(of: ["consecutiveFailures", "messages"]) ? nil : app
+            }
+        }
+        state["apps"] = apps
+        return state
     }
 
     func app(_ name: String) -> [String: Any]? {

@@ -7,6 +7,8 @@ import Testing
 final class RawConnection {
     let descriptor: Int32
     private var buffer: [UInt8] = []
+    /// Every byte received so far.
+    private(set) var bytesReceived = 0
 
     init(_ path: String) throws {
         descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
@@ -83,6 +85,7 @@ final class RawConnection {
                 continue
             }
             buffer.append(contentsOf: chunk[0..<count])
+            bytesReceived += count
         }
     }
 }

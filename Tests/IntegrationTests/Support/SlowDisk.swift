@@ -4,7 +4,7 @@ import SSVCTestSupport
 import Testing
 
 /// A slow disk for one process: `strace` attached to it, delaying every
-/// fsync by `seconds` and logging its fsyncs and renames to `trace`. Tests
+/// fsync and fdatasync by `seconds` and logging them and its renames to `trace`. Tests
 /// that need a write to be under way when something else happens use it,
 /// so that the order of events, not a clock, shows what waited for what.
 struct SlowDisk {
@@ -14,7 +14,7 @@ struct SlowDisk {
     init(pid: pid_t, seconds: Double, trace: String) async throws {
         self.trace = trace
         tracer = try ChildProcess("/usr/bin/strace", [
-            "-f", "-e", "trace=fsync,rename,renameat,renameat2", "-e", "inject=fsync:delay_enter=\(Int(seconds * 1_000_000))",
+            "-f", "-e", "trace=fsync,fdatasync,rename,renameat,renameat2", "-e", "inject=fsync,fdatasync:delay_enter=\(Int(seconds * 1_000_000))",
             "-p", "\(pid)", "-o", trace,
         ])
         let attached = await eventually(within: 10, every: 0.05) { isTraced(pid) }

@@ -152,10 +152,20 @@ final class VirtualDaemon {
         }
     }
 
-    /// The state file as it is now, a write under way or not.
+    /// The state on disk as it is now, a write under way or not: the
+    /// state file with the holds log's lines applied, as a start reads
+    /// them, read without the start's writing them back.
     var stateFileNow: DaemonState? {
-        guard FileManager.default.fileExists(atPath: statePath) else { return nil }
-        return try? StateStore(directory: stateDirectory).load(now: clock.now).state
+        let log = FileManager.default.contents(atPath: stateDirectory + "/holds.jsonl")
+        var state = DaemonState()
+        if let bytes = FileManager.default.contents(atPath: statePath) {
+            guard case let .state(read, _, _, _) = DaemonState.reading(Array(bytes), decoder: StateStore.decoder) else { return nil }
+            state = read
+        } else if log == nil {
+            return nil
+        }
+        if let log { _ = state.replay(holdLog: Array(log), decoder: StateStore.decoder, bounds: nil) }
+        return state
     }
 }
 
