@@ -120,6 +120,19 @@ struct HoldLogTests {
         #expect(!FileManager.default.fileExists(atPath: logPath))
     }
 
+    @Test("a log that is a symbolic link is moved aside unread: its target's lines are never said")
+    func linkedLog() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let store = try store(DaemonState(), log: nil)
+        let target = folder.appendingPathComponent("elsewhere").path
+        try "secret-line\n".write(toFile: target, atomically: false, encoding: .utf8)
+        #expect(symlink(target, logPath) == 0)
+        let loaded = try store.load(now: Date())
+        #expect(loaded.repairs.count == 1 && loaded.repairs[0].contains("is a symbolic link, not read; moved to \(logPath).corrupt-"), "\(loaded.repairs)")
+        #expect(!loaded.repairs.joined().contains("'s'"), "nothing of the target said")
+        #expect(try String(contentsOfFile: target, encoding: .utf8) == "secret-line\n")
+    }
+
     @Test("beside a state file of a newer ssvc the log is left as it is")
     func newerState() throws {
         defer { try? FileManager.default.removeItem(at: folder) }

@@ -86,15 +86,24 @@ package struct StateStore: Sendable {
     /// cannot be read is moved aside as the state file is.
     private func replayHoldLog(into loaded: inout Loaded, now: Date, bounds: DaemonState.ReadBounds?) throws(Failure) {
         let log = HoldLog(directory: directory)
+        func moveAside(_ reason: String) throws(Failure) {
+            let target = "\(log.path).corrupt-\(String(RFC3339.format(now).filter { $0 != ":" }))"
+            guard rename(log.path, target) == 0 else { throw failure("cannot move the unreadable \(log.path) aside (\(reason))") }
+            loaded.repairs.append("holds.jsonl: \(reason); moved to \(target), and the holds set since the state was last written are lost")
+        }
+        // The daemon writes it without following a link; a link is not
+        // followed on read either (to /etc/shadow, its lines' first
+        // characters would be said in the journal).
+        var info = stat()
+        if lstat(log.path, &info) == 0, info.st_mode & S_IFMT == S_IFLNK {
+            return try moveAside("\(log.path) is a symbolic link, not read")
+        }
         let bytes: [UInt8]
         do {
             bytes = try BoundedReader.read(path: log.path, limit: 2 * HoldLog.maximumBytes)
         } catch {
             guard error.code != ENOENT else { return }
-            let target = "\(log.path).corrupt-\(String(RFC3339.format(now).filter { $0 != ":" }))"
-            guard rename(log.path, target) == 0 else { throw failure("cannot move the unreadable \(log.path) aside (\(error.description))") }
-            loaded.repairs.append("holds.jsonl: \(error.description); moved to \(target), and the holds set since the state was last written are lost")
-            return
+            return try moveAside(error.description)
         }
         let replay = loaded.state.replay(holdLog: bytes, decoder: Self.decoder, bounds: bounds)
         loaded.repairs += replay.notes

@@ -161,8 +161,10 @@ final class StateWriter {
     /// The lines in the log or its queue that no state file on disk holds
     /// yet: what a rewrite of the log keeps.
     private var logUnsaved: [(ticket: Int, line: [UInt8])] = []
-    /// The log's size on disk.
+    /// The log's size on disk once the write of it under way has ended
+    /// (its bound counts what is being written too), and before that write.
     private var logSize = 0
+    private var logSizeBefore = 0
     /// The log holds lines a state file on disk holds too (or an append
     /// failed part of the way): the next write of it is a rewrite.
     private var logStale = false
@@ -401,11 +403,15 @@ final class StateWriter {
             logRetry = false
         }
         let job: LogJob
+        logSizeBefore = logSize
         if logStale {
-            job = .replace(logUnsaved.flatMap(\.line))
+            let lines = logUnsaved.flatMap(\.line)
+            job = .replace(lines)
+            logSize = lines.count
             logStale = false
         } else if !logQueue.isEmpty {
             job = .append(logQueue)
+            logSize += logQueue.count
         } else {
             return
         }
@@ -431,6 +437,8 @@ final class StateWriter {
             logProblem = nil
             answerWaiting()
         case let .failure(problem):
+            // An append is cut back, a rewrite leaves the file it replaces.
+            logSize = logSizeBefore
             if logProblem == nil {
                 logger.error(
                     "holds wait for the state file to be written, not the holds log, until the next state file is: \(problem.description)",
