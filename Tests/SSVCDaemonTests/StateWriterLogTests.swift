@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import NIOConcurrencyHelpers
 import SSVCCore
 @testable import SSVCDaemon
 import Testing
@@ -49,6 +50,10 @@ struct StateWriterLogTests {
 
         func set(after: @escaping @Sendable (isolated Harness) -> Void) { afterFirstLogWrite = after }
 
+        func written(_ ticket: StateWriter.Ticket) -> Bool { writer.isWritten(ticket) }
+
+        func run<T: Sendable>(_ body: @Sendable (isolated Harness) -> T) -> T { body(self) }
+
         func settled() async {
             await withCheckedContinuation { writer.whenIdle(then: $0) }
         }
@@ -74,5 +79,33 @@ struct StateWriterLogTests {
         let path = folder.appendingPathComponent("holds.jsonl").path
         let size = try #require(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int)
         #expect(size <= HoldLog.maximumBytes && size > HoldLog.maximumBytes - 200, "\(size) bytes, the bound \(HoldLog.maximumBytes)")
+    }
+
+    @Test("a hold is answered once its own line is on disk: the end of an earlier append answers only the holds it carried")
+    func answeredByItsOwnAppend() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ssvc-writer-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let harness = Harness()
+        await harness.setUp(StateStore(directory: folder.path))
+        let path = folder.appendingPathComponent("holds.jsonl").path
+        let seen = NIOLockedValueBox<(first: Bool, second: Bool, lines: Int)?>(nil)
+        // In one turn: the first line's append starts, the second is queued behind it.
+        let (_, second) = await harness.run { harness in
+            let first = harness.holds(1)!
+            let second = harness.holds(1)!
+            harness.afterFirstLogWrite = { harness in
+                // The turn that handles the end of the first append; the second's runs.
+                let lines = ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "").split(separator: "\n").count
+                seen.withLockedValue { $0 = (harness.writer.isWritten(first), harness.writer.isWritten(second), lines) }
+            }
+            return (first, second)
+        }
+        for _ in 0..<5 { await harness.settled() }
+        let (firstWritten, secondWritten, lines) = try #require(seen.withLockedValue { $0 })
+        #expect(firstWritten && lines == 1)
+        #expect(!secondWritten, "answered before its line was written")
+        #expect(await harness.written(second))
+        #expect(try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").count == 2)
     }
 }
