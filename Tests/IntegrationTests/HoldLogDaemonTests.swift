@@ -15,6 +15,13 @@ struct HoldLogDaemonTests {
         return Int(line.split(separator: " ").last ?? "") ?? 0
     }
 
+    /// Whether the daemon answers `ssvcctl status` (a killed one's socket
+    /// file stays behind, so its presence says nothing).
+    static func answers(_ daemon: DaemonProcess) async -> Bool {
+        let result = try? await Executable.run("ssvcctl", ["--socket", daemon.socketPath, "status", "--json"])
+        return result.map { (try? JSONSerialization.jsonObject(with: Data($0.standardOutput.utf8))) != nil } ?? false
+    }
+
     static func size(_ path: String) -> Int {
         var info = stat()
         return stat(path, &info) == 0 ? Int(info.st_size) : 0
@@ -41,7 +48,8 @@ struct HoldLogDaemonTests {
 
         let again = try DaemonProcess(apps: apps, folder: folder)
         defer { again.abandon() }
-        #expect(await again.wait { FileManager.default.fileExists(atPath: again.socketPath) }, "\(again.log)")
+        // The killed daemon's socket file is still there: wait for an answer.
+        #expect(await again.wait { await Self.answers(again) }, "\(again.log)")
         let status = try await again.statusByApp()
         #expect(status["a"]?["hold"] as? String == "0.9" && status["b"]?["hold"] == nil, "\(status)")
         if !lines.isEmpty {
@@ -135,7 +143,8 @@ struct HoldLogDaemonTests {
         _ = await daemon.process.exited(within: 10)
         let again = try DaemonProcess(folder: folder, config: config, daemon: "", apps: "", arguments: [], environment: [:])
         defer { again.abandon() }
-        #expect(await again.wait { FileManager.default.fileExists(atPath: again.socketPath) }, "\(again.log)")
+        // The killed daemon's socket file is still there: wait for an answer.
+        #expect(await again.wait { await Self.answers(again) }, "\(again.log)")
         #expect(try await again.statusByApp()["d"]?["hold"] as? String == "0.8", "\(again.log)")
         #expect(await again.stop() == 0)
     }
