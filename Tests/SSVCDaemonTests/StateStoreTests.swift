@@ -331,6 +331,21 @@ struct StateStoreTests {
         #expect(loaded.repairs.contains { $0.hasPrefix("state.json: apps.bad: dropped: not valid JSON (") }, "\(loaded.repairs)")
     }
 
+    @Test("an app's name that is no text costs that app, not the file: a byte that is not UTF-8, a bad escape (issue 52)", arguments: [
+        [0xFF, 0xFE], Array(#"\x"#.utf8), Array(#"\uD800"#.utf8),
+    ])
+    func damagedName(name: [UInt8]) throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let good = #"{"consecutiveFailures":2,"messages":{}}"#
+        let text = Array(#"{"schema":1,"apps":{""#.utf8) + name + Array(#"":\#(good),"kept":\#(good)}}"#.utf8)
+        for bounds in [nil, DaemonState.ReadBounds(responseBytes: 1_000, configured: ["kept"])] {
+            let loaded = try store(holding: Data(text)).load(now: Date(), bounds: bounds)
+            #expect(loaded.recovery == nil, "\(String(describing: loaded.recovery))")
+            #expect(loaded.state.apps.keys.sorted() == ["kept"] && loaded.state.apps["kept"]?.consecutiveFailures == 2)
+            #expect(loaded.repairs.contains { $0.hasPrefix("state.json: apps: a record dropped: its name is not text (not valid JSON: ") }, "\(loaded.repairs)")
+        }
+    }
+
     @Test("a field past what a write holds is dropped before it is parsed, the rest of its record kept: 100,000 seen versions (5 MB), a response past 6 times max-response-bytes (issue 52)")
     func fieldPastItsBound() throws {
         defer { try? FileManager.default.removeItem(at: folder) }

@@ -83,14 +83,18 @@ public struct JSONParser {
     /// range `members(of:)` gave), as `members(of:)` reads them, given to
     /// `body` as it is reached, none kept: a million apps in a state file
     /// listed first took 32 MiB before one was read. A syntax error is
-    /// thrown when reached, after the members before it were given.
+    /// thrown when reached, after the members before it were given. With
+    /// `badKey`, a key whose text is no string (a byte that is not UTF-8,
+    /// a bad escape) is given to it with its member passed over, not
+    /// thrown: a state file's app named so costs that app alone.
     public static func forEachMember(
-        of bytes: [UInt8], in range: Range<Int>, _ body: (_ key: String, _ value: Range<Int>) -> Void
+        of bytes: [UInt8], in range: Range<Int>, badKey: ((JSONSyntaxError) -> Void)? = nil,
+        _ body: (_ key: String, _ value: Range<Int>) -> Void
     ) throws(JSONSyntaxError) {
         var parser = JSONParser(bytes, memoryLimit: nil)
         parser.index = range.lowerBound
         parser.end = range.upperBound
-        try parser.members(body)
+        try parser.members(badKey: badKey, body)
         guard parser.index == range.upperBound else { throw parser.error("unexpected \(parser.describeCurrent()) after the object") }
     }
 
@@ -200,7 +204,7 @@ public struct JSONParser {
     }
 
     /// An object's members, each value skipped (delimited, not built).
-    private mutating func members(_ body: (String, Range<Int>) -> Void) throws(JSONSyntaxError) {
+    private mutating func members(badKey: ((JSONSyntaxError) -> Void)? = nil, _ body: (String, Range<Int>) -> Void) throws(JSONSyntaxError) {
         guard peek(UInt8(ascii: "{")) else { throw error("unexpected \(describeCurrent()), expected an object") }
         try enter()
         index += 1
@@ -213,14 +217,25 @@ public struct JSONParser {
         while true {
             skipWhitespace()
             guard peek(UInt8(ascii: "\"")) else { throw error("unexpected \(describeCurrent()), expected a string key") }
-            let key = try parseString()
+            let keyStart = index
+            var key: String?
+            var keyProblem: JSONSyntaxError?
+            do {
+                key = try parseString()
+            } catch {
+                guard badKey != nil else { throw error }
+                // Delimited as any string is; one that never ends still throws.
+                index = keyStart
+                try skipString()
+                keyProblem = error
+            }
             skipWhitespace()
-            guard peek(UInt8(ascii: ":")) else { throw error("unexpected \(describeCurrent()), expected ':' after key \"\(key)\"") }
+            guard peek(UInt8(ascii: ":")) else { throw error("unexpected \(describeCurrent()), expected ':' after key \"\(key ?? "")\"") }
             index += 1
             skipWhitespace()
             let start = index
             try skipValue()
-            body(key, start..<index)
+            if let key { body(key, start..<index) } else if let keyProblem { badKey?(keyProblem) }
             skipWhitespace()
             if peek(UInt8(ascii: ",")) {
                 index += 1

@@ -55,7 +55,9 @@ extension DaemonState {
         var bare = BareHolds()
         do {
             // The file's structure is checked already: only `apps` not an object throws here.
-            try JSONParser.forEachMember(of: bytes, in: appsText) { name, text in
+            // An app's name that is no text (a byte that is not UTF-8) costs that app.
+            let badName = { (error: JSONSyntaxError) in notes.dropped("apps: a record dropped: its name is not text (\(error.description))") }
+            try JSONParser.forEachMember(of: bytes, in: appsText, badKey: badName) { name, text in
                 // Of an app no longer configured only the hold is read.
                 if let bounds, !bounds.configured.contains(name), let found = bareHold(bytes, text, decoder: decoder) {
                     // No hold: nothing of the app is kept, so none of it is read.
