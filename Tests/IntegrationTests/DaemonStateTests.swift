@@ -60,6 +60,36 @@ struct DaemonStateTests {
         #expect(await daemon.stop() == 0)
     }
 
+    @Test("bad fields in the state file cost those fields alone: a hold number of -1, a count of 2.5, a hold without its time, a name that is not UTF-8; every other app's results and holds stay, each said by its path (issue 52)")
+    func stateFieldsAlone() async throws {
+        let server = try await VersionServer(scenario: ["body": goodBody])
+        let folder = try TemporaryFolder()
+        try FileManager.default.createDirectory(at: folder.url.appendingPathComponent("state"), withIntermediateDirectories: true)
+        let kept = #"{"consecutiveFailures":0,"messages":{},"lastCheck":"\#(ISO8601DateFormatter().string(from: Date()))","response":"{}","#
+            + #""hold":{"version":"0.9","since":"2026-01-01T00:00:00Z"}}"#
+        var text = Array(#"{"schema":1,"apps":{"kept":\#(kept),"#.utf8)
+        text += Array(#""number":{"consecutiveFailures":0,"messages":{},"hold":{"version":"0.8","number":-1,"since":"2026-01-01T00:00:00Z"}},"#.utf8)
+        text += Array(#""count":{"consecutiveFailures":2.5,"messages":{}},"#.utf8)
+        text += Array(#""timeless":{"consecutiveFailures":0,"messages":{},"hold":{"version":"0.7"}},"#.utf8)
+        text += Array(#"""#.utf8) + [0xFF, 0xFE] + Array(#"":{"consecutiveFailures":0,"messages":{}}}}"#.utf8)
+        _ = try folder.file("state/state.json", Data(text))
+        let apps = ["kept", "number", "count", "timeless"].map { appTable($0, url: server.url("/ssvc")) }
+        let daemon = try DaemonProcess(apps: apps.joined(separator: "\n"), folder: folder)
+        defer { daemon.abandon() }
+        #expect(await daemon.wait { daemon.log.contains("started with 4 apps") }, "\(daemon.log)")
+        let status = try await daemon.statusByApp()
+        #expect(status["kept"]?["hold"] as? String == "0.9" && status["number"]?["hold"] as? String == "0.8", "\(status)")
+        #expect(status["count"]?["consecutiveFailures"] as? Int == 0 && status["timeless"]?["hold"] == nil, "\(status)")
+        for said in [
+            "state.json: apps.number.hold.number out of range (-1); removed", "state.json: apps.count.consecutiveFailures out of range (2.5); set to 0",
+            "state.json: apps.timeless.hold: dropped: it has no since", "state.json: apps: a record dropped: its name is not text",
+        ] {
+            #expect(daemon.log.contains(said), "\(said): \(daemon.log)")
+        }
+        #expect(!daemon.log.contains("state file unusable") && !daemon.log.contains("DecodingError"), "\(daemon.log)")
+        #expect(await daemon.stop() == 0)
+    }
+
     /// The temporaries a killed writer left in `directory`: their being
     /// there is what shows that a kill landed inside a state write.
     func leftTemporaries(_ directory: String) -> Int {
