@@ -133,6 +133,16 @@ struct HoldLogTests {
         #expect(try String(contentsOfFile: target, encoding: .utf8) == "secret-line\n")
     }
 
+    @Test("a rewrite of the log killed before its rename leaves a temporary: removed at the start")
+    func leftoverTemporary() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let store = try store(DaemonState(), log: nil)
+        let temporary = folder.appendingPathComponent("holds.jsonl.tmp-123-abc").path
+        try Self.line("a", Self.hold("1.0")).write(toFile: temporary, atomically: false, encoding: .utf8)
+        _ = try store.load(now: Date())
+        #expect(!FileManager.default.fileExists(atPath: temporary))
+    }
+
     @Test("beside a state file of a newer ssvc the log is left as it is")
     func newerState() throws {
         defer { try? FileManager.default.removeItem(at: folder) }

@@ -216,9 +216,10 @@ package struct StateStore: Sendable {
     }
 
     /// A writer killed between creating its temporary and renaming it
-    /// leaves `state.json.tmp-<pid>` behind; the state file itself is whole.
+    /// leaves `state.json.tmp-<pid>` (or the holds log's) behind; the file
+    /// itself is whole.
     private func removeLeftoverTemporaries() {
-        for name in (try? FileSystem.names(in: directory)) ?? [] where name.hasPrefix("state.json.tmp-") {
+        for name in (try? FileSystem.names(in: directory)) ?? [] where name.hasPrefix("state.json.tmp-") || name.hasPrefix("holds.jsonl.tmp-") {
             unlink(directory + "/" + name)
         }
     }
