@@ -81,16 +81,7 @@ public enum FileSystem {
         let temporary = "\(name).tmp-\(getpid())-\(String(UInt64.random(in: 0...UInt64.max), radix: 36))"
         let descriptor = openat(folder, temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)
         guard descriptor >= 0 else { throw failure("cannot create \(folderPath)/\(temporary)") }
-        var written = 0
-        let complete = bytes.withUnsafeBytes { buffer -> Bool in
-            while written < buffer.count {
-                let count = write(descriptor, buffer.baseAddress! + written, buffer.count - written)
-                if count < 0 && errno == EINTR { continue }
-                if count <= 0 { return false }
-                written += count
-            }
-            return true
-        }
+        let complete = writeAll(descriptor, bytes) == bytes.count
         guard complete, fchmod(descriptor, mode) == 0, !durable || fsync(descriptor) == 0 else {
             let error = failure("cannot write \(folderPath)/\(temporary)")
             close(descriptor)
@@ -104,6 +95,22 @@ public enum FileSystem {
             throw error
         }
         if durable { fsync(folder) }
+    }
+
+    /// Writes all of `bytes` to `descriptor`, again after a signal;
+    /// returns how many were written, fewer when a write failed (errno
+    /// says why).
+    public static func writeAll(_ descriptor: Int32, _ bytes: [UInt8]) -> Int {
+        var written = 0
+        bytes.withUnsafeBytes { buffer in
+            while written < buffer.count {
+                let count = write(descriptor, buffer.baseAddress! + written, buffer.count - written)
+                if count < 0 && errno == EINTR { continue }
+                if count <= 0 { return }
+                written += count
+            }
+        }
+        return written
     }
 
     /// Why files may not be replaced in the folder `path`: it is writable

@@ -100,13 +100,10 @@ struct HoldLogDaemonTests {
 
     @Test("a full disk: the log's append that fails is said once and cut back, the hold falls back to the state file, and after a kill the log is read back")
     func fullDisk() async throws {
-        try #require(getuid() == 0, "mounting a small tmpfs needs root")
         let folder = try TemporaryFolder()
-        let small = folder.url.appendingPathComponent("small").path
-        try FileManager.default.createDirectory(atPath: small, withIntermediateDirectories: true)
-        let mounted = try await Executable.run("/bin/mount", ["-t", "tmpfs", "-o", "size=256k", "tmpfs", small])
-        try #require(mounted.status == 0, "\(mounted.standardError)")
-        defer { umount2(small, Int32(MNT_DETACH)) }
+        let disk = try await SmallDisk(in: folder)
+        defer { disk.unmount() }
+        let small = disk.path
         let config = """
             [daemon]
             state-dir = "\(small)/state"

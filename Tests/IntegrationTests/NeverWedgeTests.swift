@@ -244,13 +244,10 @@ struct NeverWedgeTests {
 
     @Test("a full disk is said once, the state stays in memory, and it is written when space returns")
     func fullDisk() async throws {
-        try #require(getuid() == 0, "mounting a small tmpfs needs root")
         let folder = try TemporaryFolder()
-        let small = folder.url.appendingPathComponent("small").path
-        try FileManager.default.createDirectory(atPath: small, withIntermediateDirectories: true)
-        let mounted = try await Executable.run("/bin/mount", ["-t", "tmpfs", "-o", "size=256k", "tmpfs", small])
-        try #require(mounted.status == 0, "\(mounted.standardError)")
-        defer { umount2(small, Int32(MNT_DETACH)) }
+        let disk = try await SmallDisk(in: folder)
+        defer { disk.unmount() }
+        let small = disk.path
         let config = """
             [daemon]
             state-dir = "\(small)/state"

@@ -40,17 +40,8 @@ struct HoldLog: Sendable {
         guard fstat(descriptor, &info) == 0 else { throw failure("cannot read \(path)") }
         guard info.st_mode & S_IFMT == S_IFREG else { throw Failure(description: "\(path) is not a regular file") }
         let before = Int(info.st_size)
-        var written = 0
-        let complete = bytes.withUnsafeBytes { buffer -> Bool in
-            while written < buffer.count {
-                let count = write(descriptor, buffer.baseAddress! + written, buffer.count - written)
-                if count < 0 && errno == EINTR { continue }
-                if count <= 0 { return false }
-                written += count
-            }
-            return true
-        }
-        guard complete, fdatasync(descriptor) == 0 else {
+        let written = FileSystem.writeAll(descriptor, bytes)
+        guard written == bytes.count, fdatasync(descriptor) == 0 else {
             let error = failure("cannot write \(path)")
             if written > 0 { _ = ftruncate(descriptor, off_t(before)) }
             throw error
