@@ -104,17 +104,7 @@ struct HoldLogDaemonTests {
         let disk = try await SmallDisk(in: folder)
         defer { disk.unmount() }
         let small = disk.path
-        let config = """
-            [daemon]
-            state-dir = "\(small)/state"
-            socket = "control.sock"
-            min-interval-seconds = 0
-            first-check-window-seconds = 0
-            catch-up-window-seconds = 0
-
-            \(appTable("d", url: "file://" + (try folder.file("r.json", goodBody))))
-            """
-        let daemon = try DaemonProcess(folder: folder, config: config, daemon: "", apps: "", arguments: [], environment: [:])
+        let daemon = try disk.daemon(in: folder)
         defer { daemon.abandon() }
         let log = small + "/state/holds.jsonl"
         #expect(await daemon.wait { FileManager.default.fileExists(atPath: small + "/state/state.json") })
@@ -122,7 +112,7 @@ struct HoldLogDaemonTests {
         #expect(try await Executable.run("ssvcctl", socket + ["hold", "d", "0.5"]).status == 0)
         #expect(await daemon.wait { !FileManager.default.fileExists(atPath: log) }, "the batch wrote the state and removed the log")
 
-        _ = try await Executable.shell("dd if=/dev/zero of='\(small)/fill' bs=4k 2>/dev/null; true")
+        try await disk.fill()
         for version in ["0.6", "0.7"] {
             let hold = try await Executable.run("ssvcctl", socket + ["hold", "d", version])
             #expect(hold.status == 0, "answered once the state's write failed, and said: \(hold.standardError)")
@@ -138,7 +128,7 @@ struct HoldLogDaemonTests {
         #expect(try await Executable.run("ssvcctl", socket + ["hold", "d", "0.8"]).status == 0)
         kill(daemon.process.pid, SIGKILL)
         _ = await daemon.process.exited(within: 10)
-        let again = try DaemonProcess(folder: folder, config: config, daemon: "", apps: "", arguments: [], environment: [:])
+        let again = try disk.daemon(in: folder)
         defer { again.abandon() }
         // The killed daemon's socket file is still there: wait for an answer.
         #expect(await again.wait { await Self.answers(again) }, "\(again.log)")

@@ -248,21 +248,9 @@ struct NeverWedgeTests {
         let disk = try await SmallDisk(in: folder)
         defer { disk.unmount() }
         let small = disk.path
-        let config = """
-            [daemon]
-            state-dir = "\(small)/state"
-            metrics-file = "\(small)/ssvc.prom"
-            socket = "control.sock"
-            min-interval-seconds = 0
-            first-check-window-seconds = 0
-            catch-up-window-seconds = 0
-
-            \(appTable("d", url: "file://" + (try folder.file("r.json", goodBody))))
-            """
-        let daemon = try DaemonProcess(folder: folder, config: config, daemon: "", apps: "", arguments: [], environment: [:])
+        let daemon = try disk.daemon(in: folder, metrics: true)
         #expect(await daemon.wait { FileManager.default.fileExists(atPath: small + "/state/state.json") })
-        let filled = try await Executable.shell("dd if=/dev/zero of='\(small)/fill' bs=4k 2>/dev/null; true")
-        #expect(filled.status == 0)
+        try await disk.fill()
         for _ in 0..<3 {
             _ = try await Executable.run("ssvcctl", ["--socket", daemon.socketPath, "check", "--timeout", "60"])
         }
