@@ -203,9 +203,11 @@ public enum AdvisoryFiles {
         }
     }
 
-    /// One record's text: added, or skipped and named (as one of the
-    /// package's when its tree names it).
+    /// One record's text: passed over when it cannot name the package,
+    /// else added, or skipped and named (as one of the package's when its
+    /// tree names it).
     private static func take(_ bytes: [UInt8], name: String, into evaluator: inout AdvisoryEvaluator) {
+        guard evaluator.mayConcern(bytes) else { return evaluator.passOver() }
         let root: JSONValue
         do {
             root = try JSONParser.parse(bytes, memoryLimit: OSVRecord.maximumTreeBytes)

@@ -46,12 +46,13 @@ struct EvaluateAdvisoriesTests {
         #expect(advisories.first?["fixed"] == nil)
     }
 
-    @Test("an export zip and a folder read as one file does; a bad record is named and the rest count")
+    @Test("an export zip and a folder read as one file does; a bad record of the package is named, one of another passed over, and all count")
     func zipAndFolder() async throws {
-        let zip = try await AdvisoryTests.export(["GO-2020-0001", "PYSEC-2023-74"], extra: ["broken.json": "{\"id\": "], in: folder)
+        let extra = ["broken.json": #"{"id": "GO-X", "affected": [{"package": {"name": "github.com/gin-gonic/gin""#, "other.json": #"{"id": "#]
+        let zip = try await AdvisoryTests.export(["GO-2020-0001", "PYSEC-2023-74"], extra: extra, in: folder)
         let fromZip = try await evaluate("file://" + zip, ecosystem: "Go", package: "github.com/gin-gonic/gin", version: "v1.5.0")
         #expect(fromZip.status == 11, "\(fromZip.standardOutput)\(fromZip.standardError)")
-        #expect(fromZip.standardOutput.contains("of 3 records read"), "\(fromZip.standardOutput)")
+        #expect(fromZip.standardOutput.contains("of 4 records read"), "\(fromZip.standardOutput)")
         #expect(fromZip.standardOutput.contains("note: 1 advisory records skipped: broken.json: "), "\(fromZip.standardOutput)")
         let fromFolder = try await evaluate(AdvisoryTests.records.path, ecosystem: "crates.io", package: "http", version: "0.1.19")
         #expect(fromFolder.status == 11)

@@ -22,8 +22,14 @@ public struct AdvisoryEvaluator: Sendable {
     /// Records read, whether or not they concern the package.
     public private(set) var recordsRead = 0
     /// Records with an entry of the ecosystem: none of many says the
-    /// ecosystem is misnamed (or the source is another's).
+    /// ecosystem is misnamed (or the source is another's). Once there is
+    /// one, records that cannot name the package are passed over unparsed
+    /// (`mayConcern`), so this counts only the records parsed.
     public private(set) var ecosystemRecords = 0
+    /// Records passed over unparsed: their text cannot name the package.
+    public private(set) var passedOver = 0
+    /// What tells those records from the others.
+    public let sieve: OSVRecordSieve
     /// Records that name the package and were skipped, named with their problem (at most `maximumProblems`).
     public private(set) var problems: [String] = []
     public private(set) var problemCount = 0
@@ -58,7 +64,22 @@ public struct AdvisoryEvaluator: Sendable {
         self.version = version
         self.written = written ?? version
         order = EcosystemOrder(ecosystem: ecosystem)
+        sieve = OSVRecordSieve(package: package)
         if case let .ordered(scheme) = order { try scheme.validate(version) }
+    }
+
+    /// Whether a record's text must be parsed: until one record of the
+    /// ecosystem has been, all of them (a misnamed ecosystem is then said);
+    /// after, those whose text could name the package.
+    public func mayConcern(_ bytes: [UInt8]) -> Bool {
+        ecosystemRecords == 0 || sieve.mayName(bytes)
+    }
+
+    /// Counts a record `mayConcern` passed over as read.
+    public mutating func passOver() {
+        guard !ranOutOfTime else { return }
+        recordsRead += 1
+        passedOver += 1
     }
 
     /// Takes one record into account.
