@@ -233,14 +233,13 @@ bench: deps
 FUZZ_SECONDS ?= 60
 # What make test runs: each corpus plus this many new inputs per target.
 FUZZ_RUNS    ?= 5000
-FUZZ_TARGETS := json ssvc turkcell itunes github pointers rules minisign varlink state times proxy dpkg versions pep440 config zip cvss osv
+FUZZ_TARGETS := json ssvc turkcell itunes github pointers rules minisign varlink state times proxy dpkg versions pep440 config toml zip cvss osv
 # One AddressSanitizer build serves the fuzz targets and the sanitized
-# tests, in .build/asan: its Swift code carries libFuzzer's coverage
+# tests, in .build/asan: this package's libraries carry libFuzzer's coverage
 # instrumentation (what -sanitize=fuzzer adds), and only ssvc-fuzz links
 # libFuzzer (Package.swift, SSVC_SANITIZING=address). Built once, it saves
 # make test a whole build of every dependency.
-ASAN_BUILD := SSVC_SANITIZING=address $(SWIFT) build --build-path .build/asan --sanitize=address \
-  -Xswiftc -sanitize-coverage=edge,indirect-calls,trace-cmp,inline-8bit-counters,pc-table -Xswiftc -DFUZZING
+ASAN_BUILD := SSVC_SANITIZING=address $(SWIFT) build --build-path .build/asan --sanitize=address -Xswiftc -DFUZZING
 FUZZ_BIN   := .build/asan/debug/ssvc-fuzz
 
 fuzz-build: deps

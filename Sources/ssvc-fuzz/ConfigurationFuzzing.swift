@@ -2,45 +2,47 @@
 import FoundationEssentials
 import SSVCCore
 import SSVCDaemon
-import SSVCPosix
 
 /// The `config` target: an `ssvcd.toml` and its apps directory, loaded in
 /// this process as a start loads them. The input is the main file, then
 /// each app file after a line `%%`; the seeds set `apps-dir = "apps.d"`,
-/// the folder the app files are written to. Each part that parses as TOML
-/// is also written back (`TOMLWriter`) and must parse to the same tree.
+/// the folder the app files are in. The files are held in memory
+/// (`ConfigurationMemory`): the loader's work without a file written or
+/// read per input. The `toml` target prints each parsed file back.
 enum ConfigurationFuzzing {
-    static let separator = Array("\n%%\n".utf8)
     static let maximumAppFiles = 8
-
-    /// A folder of this process's own under `TMPDIR`, made once.
-    static let folder: String = {
-        let base = ProcessEnvironment.variables()["TMPDIR"] ?? "/tmp"
-        let folder = "\(base)/ssvc-fuzz-config.\(getpid())"
-        do {
-            try FileSystem.makeDirectories(folder + "/apps.d", mode: 0o700)
-        } catch {
-            StandardError.writeLine("ssvc-fuzz: cannot make \(folder): \(error)")
-            exit(1)
-        }
-        return folder
-    }()
+    static let folder = "/ssvc-fuzz"
 
     static func run(_ bytes: [UInt8]) {
-        var parts = bytes.split(separator: separator, omittingEmptySubsequences: false).map(Array.init)
+        var parts = split(bytes)
         let main = parts.removeFirst()
         let mainFile = folder + "/ssvcd.toml"
-        write(main, to: mainFile)
-        let appsFolder = folder + "/apps.d"
-        for name in (try? FileSystem.names(in: appsFolder)) ?? [] { unlink(appsFolder + "/" + name) }
-        for (index, part) in parts.prefix(maximumAppFiles).enumerated() {
-            let file = "\(appsFolder)/app\(index).toml"
-            write(part, to: file)
-        }
-        for part in [main] + parts.prefix(maximumAppFiles) { roundTrip(part) }
+        var files = [mainFile: main]
+        for (index, part) in parts.prefix(maximumAppFiles).enumerated() { files["\(folder)/apps.d/app\(index).toml"] = part }
+        let memory = ConfigurationMemory(files: files, folders: [folder, folder + "/apps.d"])
         let overrides = ConfigurationLoader.Overrides(mainFile: mainFile, stateDirectory: folder + "/state", socketPath: folder + "/socket")
         // An error is an answer; a crash, trap or hang is not.
-        if let configuration = try? ConfigurationLoader.load(overrides, environment: [:]) { check(configuration) }
+        if let configuration = try? ConfigurationLoader.load(overrides, environment: [:], files: memory) { check(configuration) }
+    }
+
+    /// `bytes` cut at each `\n%%\n`: each line feed found with `memchr`.
+    static func split(_ bytes: [UInt8]) -> [[UInt8]] {
+        var parts: [[UInt8]] = []
+        bytes.withUnsafeBufferPointer { buffer in
+            guard let base = buffer.baseAddress else { return }
+            var start = 0
+            var offset = 0
+            while offset < buffer.count, let found = memchr(base + offset, 0x0A, buffer.count - offset) {
+                let at = UnsafePointer<UInt8>(found.assumingMemoryBound(to: UInt8.self)) - base
+                offset = at + 1
+                guard at + 3 < buffer.count, buffer[at + 1] == 0x25, buffer[at + 2] == 0x25, buffer[at + 3] == 0x0A else { continue }
+                parts.append(Array(buffer[start..<at]))
+                offset = at + 4
+                start = offset
+            }
+            parts.append(Array(buffer[start...]))
+        }
+        return parts.isEmpty ? [[]] : parts
     }
 
     /// When the windows of a fuzzed configuration are asked for an offer.
@@ -83,16 +85,8 @@ enum ConfigurationFuzzing {
         }
     }
 
-    static func write(_ bytes: [UInt8], to file: String) {
-        do {
-            try FileSystem.replace(file, with: bytes, mode: 0o600, durable: false)
-        } catch {
-            StandardError.writeLine("ssvc-fuzz: cannot write \(file): \(error)")
-            exit(1)
-        }
-    }
-
-    /// A document that parses prints back as TOML that parses to the same tree.
+    /// The `toml` target: a document that parses prints back as TOML that
+    /// parses to the same tree.
     static func roundTrip(_ bytes: [UInt8]) {
         guard let table = try? TOMLParser().parse(bytes) else { return }
         let written = TOMLWriter.write(table)

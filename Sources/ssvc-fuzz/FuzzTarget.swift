@@ -8,7 +8,7 @@ import SSVCSigning
 /// oracle is at hand, agree with it. A disagreement is a trap, which
 /// libFuzzer reports as a crash with the input.
 enum FuzzTarget: String, CaseIterable {
-    case json, ssvc, turkcell, itunes, github, pointers, rules, minisign, varlink, state, times, proxy, dpkg, versions, pep440, config, zip, cvss, osv
+    case json, ssvc, turkcell, itunes, github, pointers, rules, minisign, varlink, state, times, proxy, dpkg, versions, pep440, config, toml, zip, cvss, osv
 
     /// A fixed clock and machine, so that a run can be repeated.
     static let now = Date(timeIntervalSince1970: 1_800_000_000)
@@ -158,6 +158,8 @@ enum FuzzTarget: String, CaseIterable {
             )
         case .config:
             ConfigurationFuzzing.run(bytes)
+        case .toml:
+            ConfigurationFuzzing.roundTrip(bytes)
         case .zip:
             ZipFuzzing.run(bytes)
         case .osv:

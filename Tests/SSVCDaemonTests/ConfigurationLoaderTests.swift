@@ -43,6 +43,29 @@ struct ConfigurationLoaderTests {
         #expect(throws: Never.self) { _ = try load(fine) }
     }
 
+    @Test("files held in memory (the fuzzer's) load as the same files on disk do, errors and skipped names included", arguments: [
+        ["apps.d/a.toml": "url = \"https://example.com/a\"\nversion = \"1\"\n", "apps.d/b.toml": "url = \"https://example.com/b\"\nversion = \"2\"\nschedule = \"weekly\"\n"],
+        ["apps.d/a.toml": "url = \"https://example.com/a\"\nversion = \"1\"\n", "apps.d/notes.conf": "x"],
+        ["apps.d/a.toml": "url = \"https://example.com/a\"\nversion = \"1\"\n", "apps.d/a2.toml": "name = \"a\"\nurl = \"https://example.com/a\"\nversion = \"1\"\n"],
+        ["apps.d/bad.toml": "url = \"https://example.com/a\"\nversion = 1\n"],
+        ["apps.d/x.toml": "url = \"https://example.com/x\"\nversion = \"1\"\nmetrics-file = \"a\"\n"],
+    ])
+    func inMemory(apps: [String: String]) throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let main = "[daemon]\napps-dir = \"apps.d\"\nmetrics-file = \"ssvc.prom\"\n\n[[app]]\nname = \"m\"\nurl = \"https://example.com/m\"\nversion = \"3\"\n"
+        var files = ["ssvcd.toml": main]
+        files.merge(apps) { $1 }
+        var memory: [String: [UInt8]] = [:]
+        for (name, text) in files { memory[try write(name, text)] = Array(text.utf8) }
+        let overrides = ConfigurationLoader.Overrides(mainFile: folder.appendingPathComponent("ssvcd.toml").path)
+        let fromDisk = Result { () throws(ConfigurationError) in try ConfigurationLoader.load(overrides, environment: [:]) }
+        let fromMemory = Result { () throws(ConfigurationError) in
+            try ConfigurationLoader.load(overrides, environment: [:], files: ConfigurationMemory(files: memory, folders: [folder.path]))
+        }
+        #expect(fromMemory == fromDisk)
+        if case let .success(configuration) = fromDisk { #expect(configuration.apps.count == 1 + apps.keys.filter { $0.hasSuffix(".toml") }.count) }
+    }
+
     @Test("an app file removed between the listing and its read is one not listed; a dangling link is still an error (issue 52)")
     func vanishingAppFile() throws {
         defer { try? FileManager.default.removeItem(at: folder) }

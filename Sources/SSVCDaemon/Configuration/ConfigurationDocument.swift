@@ -1,4 +1,3 @@
-@preconcurrency import Glibc
 import SSVCCore
 import SSVCPosix
 
@@ -17,9 +16,9 @@ struct ConfigurationDocument {
     let bytes: [UInt8]
 
     /// Reads `file`, or says why it cannot be read.
-    static func read(_ file: String) throws(ConfigurationError) -> ConfigurationDocument {
+    static func read(_ file: String, from files: some ConfigurationFiles = ConfigurationDisk()) throws(ConfigurationError) -> ConfigurationDocument {
         do {
-            return ConfigurationDocument(file: file, bytes: try BoundedReader.read(path: file, limit: maximumFileBytes))
+            return ConfigurationDocument(file: file, bytes: try files.bytes(of: file, limit: maximumFileBytes, missingIsNil: false) ?? [])
         } catch {
             throw ConfigurationError(file: file, problem: error.description)
         }
@@ -28,13 +27,10 @@ struct ConfigurationDocument {
     /// Reads `file` as `read` does; nil when it no longer exists: an app
     /// file removed between the directory's listing and its read (a
     /// package upgrade) is one that was not listed (issue 52).
-    static func readIfPresent(_ file: String) throws(ConfigurationError) -> ConfigurationDocument? {
+    static func readIfPresent(_ file: String, from files: some ConfigurationFiles = ConfigurationDisk()) throws(ConfigurationError) -> ConfigurationDocument? {
         do {
-            return ConfigurationDocument(file: file, bytes: try BoundedReader.read(path: file, limit: maximumFileBytes))
+            return try files.bytes(of: file, limit: maximumFileBytes, missingIsNil: true).map { ConfigurationDocument(file: file, bytes: $0) }
         } catch {
-            // Gone itself, not a link left dangling (that is the operator's to mend).
-            var info = stat()
-            if error.code == ENOENT, lstat(file, &info) != 0, errno == ENOENT { return nil }
             throw ConfigurationError(file: file, problem: error.description)
         }
     }

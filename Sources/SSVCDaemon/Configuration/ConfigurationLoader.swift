@@ -22,15 +22,18 @@ package enum ConfigurationLoader {
 
     /// Loads everything. The main file may be absent when not named on the
     /// command line (`unnamedMainFile` is the one read then); relative paths
-    /// in a file are relative to its folder.
+    /// in a file are relative to its folder. `files` are the disk's but for
+    /// the fuzzer; what a key names (a token file, a key, a certificate) is
+    /// read from the disk.
     package static func load(
-        _ overrides: Overrides, environment: [String: String], unnamedMainFile: String = defaultMainFile
+        _ overrides: Overrides, environment: [String: String], unnamedMainFile: String = defaultMainFile,
+        files: some ConfigurationFiles = ConfigurationDisk()
     ) throws(ConfigurationError) -> Configuration {
         let mainFile = overrides.mainFile ?? unnamedMainFile
         var root = ConfigTable()
         var mainText = ""
-        if overrides.mainFile != nil || FileSystem.exists(mainFile) {
-            let document = try ConfigurationDocument.read(mainFile)
+        if overrides.mainFile != nil || files.exists(mainFile) {
+            let document = try ConfigurationDocument.read(mainFile, from: files)
             root = try document.table()
             mainText = document.text
         }
@@ -76,12 +79,12 @@ package enum ConfigurationLoader {
             }
         }
         let appsDirectory = daemon.appsDirectory
-        if root["daemon"]?.table?[DaemonKeys.appsDirectory.name] != nil, !FileSystem.exists(appsDirectory) {
+        if root["daemon"]?.table?[DaemonKeys.appsDirectory.name] != nil, !files.exists(appsDirectory) {
             throw ConfigurationError(file: mainFile, key: "daemon.apps-dir", problem: "\(appsDirectory) does not exist")
         }
-        let (files, skipped) = try appFiles(appsDirectory)
-        for file in files {
-            guard let document = try ConfigurationDocument.readIfPresent(file) else { continue }
+        let (appPaths, skipped) = try appFiles(appsDirectory, in: files)
+        for file in appPaths {
+            guard let document = try ConfigurationDocument.readIfPresent(file, from: files) else { continue }
             let table = try document.table()
             let stem = String(file.split(separator: "/").last!.dropLast(".toml".count))
             do {
@@ -99,7 +102,7 @@ package enum ConfigurationLoader {
             }
             seen[app.name] = app.source
         }
-        try checkMetricsFile(daemon, mainFile: mainFile, appFiles: files)
+        try checkMetricsFile(daemon, mainFile: mainFile, appFiles: appPaths, in: files)
         return Configuration(
             daemon: daemon, apps: apps,
             warnings: skipped
@@ -108,11 +111,13 @@ package enum ConfigurationLoader {
 
     /// The metrics file is replaced at each write and removed at stop: it
     /// may not be the state file, the control socket or a configuration file.
-    static func checkMetricsFile(_ daemon: DaemonSettings, mainFile: String, appFiles: [String]) throws(ConfigurationError) {
+    static func checkMetricsFile(
+        _ daemon: DaemonSettings, mainFile: String, appFiles: [String], in files: some ConfigurationFiles
+    ) throws(ConfigurationError) {
         guard let metrics = daemon.metricsFile else { return }
         let taken = [(daemon.stateDirectory + "/state.json", "the state file"), (daemon.socketPath, "the control socket"), (mainFile, "the configuration file")]
             + appFiles.map { ($0, "an app's configuration file") }
-        for (path, what) in taken where FileSystem.sameFile(metrics, path) {
+        for (path, what) in taken where files.sameFile(metrics, path) {
             throw ConfigurationError(
                 file: mainFile, key: "daemon.metrics-file", problem: "\(metrics) is \(what), which metrics would overwrite and a stop would remove"
             )
@@ -124,18 +129,18 @@ package enum ConfigurationLoader {
     /// (`foo.conf`, `bar.TOML`, a name that is not UTF-8, shown escaped);
     /// hidden files (editors' swap files) and backups ending in `~` are
     /// skipped silently. A missing directory holds no apps.
-    static func appFiles(_ directory: String) throws(ConfigurationError) -> (files: [String], skipped: [String]) {
+    static func appFiles(_ directory: String, in files: some ConfigurationFiles) throws(ConfigurationError) -> (files: [String], skipped: [String]) {
         let names: [String]
         let undecodable: [String]
         do {
-            (names, undecodable) = try FileSystem.listing(in: directory) ?? ([], [])
+            (names, undecodable) = try files.listing(in: directory) ?? ([], [])
         } catch {
             throw ConfigurationError(file: directory, problem: "cannot read the apps directory: \(error)")
         }
         let path = { (name: String) in directory.hasSuffix("/") ? directory + name : directory + "/" + name }
         let visible = names.filter { !$0.hasPrefix(".") && !$0.hasSuffix("~") }.sorted()
         let read = visible.filter { $0.hasSuffix(".toml") && $0.count > ".toml".count }
-        let skipped = visible.filter { !read.contains($0) && !FileSystem.isDirectory(path($0)) }
+        let skipped = visible.filter { !read.contains($0) && !files.isDirectory(path($0)) }
         let warnings = skipped.map { "\(path($0)): skipped: only files named *.toml are read from the apps directory" }
             + undecodable.sorted().map { "\(path($0)): skipped: the file's name is not UTF-8; rename it" }
         return (read.map(path), warnings)
