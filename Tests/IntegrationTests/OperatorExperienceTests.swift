@@ -36,8 +36,13 @@ struct OperatorExperienceTests {
         let failures = try #require(status?["consecutiveFailures"] as? Int)
         let nagios = try await Executable.run("ssvcctl", ["--socket", daemon.socketPath, "status", "--nagios", "--timeout", "60"])
         #expect(nagios.status == 1, "\(nagios.standardOutput)")
+        // A retry may fail again between the two reads on a busy machine
+        // (CI saw 2 where status had said 1): the count only grows.
+        let prefix = "SSVC WARNING - checks failing: new ("
+        let count = Int(nagios.standardOutput.dropFirst(prefix.count).prefix { $0.isNumber }) ?? 0
+        #expect(count >= failures, "\(nagios.standardOutput)")
         #expect(nagios.standardOutput == """
-            SSVC WARNING - checks failing: new (\(failures) in a row, no good answer yet) \
+            SSVC WARNING - checks failing: new (\(count) in a row, no good answer yet) \
             | 'apps'=1;;;0; 'update_available'=0;;;0; 'update_required'=0;;;0; 'stale'=0;;;0; 'failing'=1;;;0;
 
             """, "\(nagios.standardOutput)")
