@@ -4,7 +4,7 @@
 SWIFT      ?= swift
 BUILD_DIR  := .build/debug
 RUN_DIR    := $(CURDIR)/run
-APT_NEEDS  := libsystemd-dev libsodium-dev zlib1g-dev pkg-config scdoc tzdata
+APT_NEEDS  := libsystemd-dev libsodium-dev zlib1g-dev libdeflate-dev pkg-config scdoc tzdata
 # What the tests run besides the build: command → the Debian package that has it.
 TEST_NEEDS := openssl:openssl /usr/bin/python3:python3 /lib/systemd/systemd-journald:systemd journalctl:systemd \
   systemd-nspawn:systemd-container debootstrap:debootstrap nsenter:util-linux tinyproxy:tinyproxy \
@@ -226,6 +226,12 @@ bench: deps
 	.build/release/ssvc-bench fleet --phased
 	.build/release/ssvc-bench fleet --phased --schedule hourly
 	.build/release/ssvc-bench daemon --ssvcd .build/release/ssvcd
+	@# An OSV export's pass beside Python's zipfile + json on the same file:
+	@# 200 MB of deflated records, then about 1 GB inflated (made once, kept).
+	@[ -f .build/osv-200.zip ] || python3 Tests/Fixtures/osv_export.py 200 .build/osv-200.zip --package requests
+	.build/release/ssvc-bench archive .build/osv-200.zip --ecosystem PyPI --package requests --version 1.0 --python Tests/Fixtures/osv_filter.py
+	@[ -f .build/osv-1g.zip ] || python3 Tests/Fixtures/osv_export.py 520 .build/osv-1g.zip --package requests
+	.build/release/ssvc-bench archive .build/osv-1g.zip --ecosystem PyPI --package requests --version 1.0 --python Tests/Fixtures/osv_filter.py
 
 # libFuzzer over every parser of outside input (docs/testing.md): each
 # target for FUZZ_SECONDS from its corpus in Fuzz/corpus, learning into

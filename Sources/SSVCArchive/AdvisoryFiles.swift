@@ -58,6 +58,11 @@ public enum AdvisoryFiles {
     /// be read is skipped and named in the evaluator; a source that cannot
     /// be read at all (not a zip, cut short, over its bounds) throws.
     public static func read(path: String, into evaluator: inout AdvisoryEvaluator, limits: Budget) throws(Failure) {
+        try read(path: path, into: &evaluator, limits: limits, helpers: InflateCrew.helpersHere)
+    }
+
+    /// `read`, an export's entries inflated by `helpers` threads beside the caller's.
+    static func read(path: String, into evaluator: inout AdvisoryEvaluator, limits: Budget, helpers: Int) throws(Failure) {
         // A read that waited its turn past its deadline begins nothing.
         try checkDeadline(limits)
         // Within a record too, between its ranges.
@@ -74,7 +79,7 @@ public enum AdvisoryFiles {
         if info.st_mode & S_IFMT == S_IFDIR {
             try readFolder(path, into: &evaluator, limits: limits)
         } else if path.lowercased().hasSuffix(".zip") || isZip(path) {
-            try readZip(path, into: &evaluator, limits: limits)
+            try readZip(path, into: &evaluator, limits: limits, helpers: helpers)
         } else if info.st_mode & S_IFMT != S_IFREG, !limits.specialFiles {
             // One regular file is one document (a record, an array, an API
             // answer), for the daemon as for ssvcctl evaluate (issue 51);
@@ -125,7 +130,7 @@ public enum AdvisoryFiles {
 
     private static let late = Failure(description: "the read took too long and was given up", timedOut: true)
 
-    private static func readZip(_ path: String, into evaluator: inout AdvisoryEvaluator, limits: Budget) throws(Failure) {
+    private static func readZip(_ path: String, into evaluator: inout AdvisoryEvaluator, limits: Budget, helpers: Int) throws(Failure) {
         let archive: ZipArchive
         do {
             archive = try ZipArchive(
@@ -138,6 +143,37 @@ public enum AdvisoryFiles {
             )
         } catch {
             throw Failure(description: error.description)
+        }
+        // Entries are checked and read here in order, inflated a batch at
+        // a time on every core, then evaluated here in order.
+        let crew = InflateCrew(helpers: helpers)
+        defer { crew.stop() }
+        var batch: [(name: String, loaded: ZipLoadedEntry)] = []
+        var batchBytes: UInt64 = 0
+        let sieve = evaluator.sieve
+        func evaluateBatch() throws(Failure) {
+            // Inflated, and sieved, on every core; each slot written by one thread.
+            let loaded = batch.map(\.loaded)
+            var slots = [(contents: Result<[UInt8], ZipError>, mayName: Bool)?](repeating: nil, count: loaded.count)
+            slots.withUnsafeMutableBufferPointer { slots in
+                crew.perform(loaded.count) { index in
+                    let contents = Result { () throws(ZipError) in try loaded[index].contents() }
+                    slots[index] = (contents, (try? contents.get()).map(sieve.mayName) ?? true)
+                }
+            }
+            for ((name, _), slot) in Swift.zip(batch, slots) {
+                guard let (result, mayName) = slot else { continue }
+                switch result {
+                case let .success(bytes):
+                    take(bytes, name: name, mayName: mayName, into: &evaluator)
+                case let .failure(error):
+                    guard error.concernsOneEntry else { throw Failure(description: error.description) }
+                    evaluator.skip(name, problem: error.description)
+                }
+                try checkDeadline(evaluator)
+            }
+            batch = []
+            batchBytes = 0
         }
         var entries = archive.entries()
         while true {
@@ -152,21 +188,28 @@ public enum AdvisoryFiles {
             guard !entry.isDirectory, entry.name.count > 5,
                   Array(entry.name.suffix(5)).map({ $0 | 0x20 }) == Array(".json".utf8) else { continue }
             if let problem = entry.nameProblem {
+                try evaluateBatch()
                 evaluator.skip(entry.textName, problem: "unsafe name (\(problem.rawValue))")
                 continue
             }
-            let bytes: [UInt8]
             do {
-                bytes = try archive.read(entry)
+                batch.append((entry.textName, try archive.load(entry)))
+                batchBytes += entry.uncompressedSize
             } catch {
                 guard error.concernsOneEntry else { throw Failure(description: error.description) }
+                try evaluateBatch()
                 evaluator.skip(entry.textName, problem: error.description)
                 continue
             }
-            take(bytes, name: entry.textName, into: &evaluator)
-            try checkDeadline(evaluator)
+            if batchBytes >= batchBytesBound || batch.count >= batchEntriesBound { try evaluateBatch() }
         }
+        try evaluateBatch()
     }
+
+    /// A batch ends at this many declared bytes or entries: the memory a
+    /// pass holds beyond one entry's.
+    static let batchBytesBound: UInt64 = 1 << 20
+    static let batchEntriesBound = 256
 
     private static func readFolder(_ path: String, into evaluator: inout AdvisoryEvaluator, limits: Budget) throws(Failure) {
         let names: [String]
@@ -206,8 +249,8 @@ public enum AdvisoryFiles {
     /// One record's text: passed over when it cannot name the package,
     /// else added, or skipped and named (as one of the package's when its
     /// tree names it).
-    private static func take(_ bytes: [UInt8], name: String, into evaluator: inout AdvisoryEvaluator) {
-        guard evaluator.mayConcern(bytes) else { return evaluator.passOver() }
+    private static func take(_ bytes: [UInt8], name: String, mayName: Bool? = nil, into evaluator: inout AdvisoryEvaluator) {
+        guard evaluator.mayConcern(bytes, mayName: mayName) else { return evaluator.passOver() }
         let root: JSONValue
         do {
             root = try JSONParser.parse(bytes, memoryLimit: OSVRecord.maximumTreeBytes)

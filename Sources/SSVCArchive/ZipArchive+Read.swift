@@ -1,4 +1,4 @@
-import CZlib
+import CDeflate
 
 extension ZipArchive {
     /// The most compressed bytes read, and inflated in one call, at a time.
@@ -21,10 +21,20 @@ extension ZipArchive {
     /// | a CRC-32 other than declared                                  | `badCRC`             |
     ///
     /// Nothing is inflated before the size checks, and inflating stops at
-    /// the declared size, so no entry takes more memory than it declared,
-    /// and the ratio bound holds for what is inflated, not only for what
-    /// is declared.
+    /// the declared size, so no entry takes more memory than it declared
+    /// (and its compressed bytes, at most an eighth more, held while it is
+    /// inflated), and the ratio bound holds for what is inflated, not only
+    /// for what is declared.
     public func read(_ entry: ZipEntry) throws(ZipError) -> [UInt8] {
+        try load(entry).contents()
+    }
+
+    /// The checks of `read` up to the entry's data (the size bounds, its
+    /// share of the archive's total counted, its local header), and its
+    /// compressed bytes read ahead when they are no more than deflate
+    /// makes of its size: `contents()` then inflates and checks the rest,
+    /// on any thread, while the archive is open.
+    public func load(_ entry: ZipEntry) throws(ZipError) -> ZipLoadedEntry {
         guard !entry.isEncrypted else { throw .encrypted(entry: entry.displayName) }
         guard entry.method == .stored || entry.method == .deflated else {
             throw .unsupportedMethod(entry: entry.displayName, entry.method)
@@ -49,11 +59,19 @@ extension ZipArchive {
         }
         let dataStart = try checkLocalHeader(entry)
         inflatedBytes = total
-
-        let bytes = entry.method == .stored ? try readStored(entry, at: dataStart) : try inflate(entry, at: dataStart)
-        let crc = Self.crc32(of: bytes)
-        guard crc == entry.crc32 else { throw .badCRC(entry: entry.displayName, expected: entry.crc32, actual: crc) }
-        return bytes
+        // Stored blocks cost 5 bytes per 65,535: anything larger is padding
+        // no encoder writes, inflated from the file instead of held.
+        let readAhead = entry.method == .stored || entry.compressedSize <= declared + declared / 8 + 4_096
+        var data: [UInt8]?
+        if readAhead {
+            guard let bytes = try file.bytes(at: dataStart, count: Int(entry.compressedSize)) else {
+                throw entry.method == .stored
+                    ? .sizeMismatch(entry: entry.displayName, declared: declared, actual: "the file ends first")
+                    : .corruptData(entry: entry.displayName, "the file ends inside its compressed data")
+            }
+            data = bytes
+        }
+        return ZipLoadedEntry(entry: entry, file: file, start: dataStart, data: data)
     }
 
     /// Checks the entry's local header against its directory record and
@@ -81,95 +99,9 @@ extension ZipArchive {
         return dataStart
     }
 
-    private func readStored(_ entry: ZipEntry, at start: UInt64) throws(ZipError) -> [UInt8] {
-        let count = Int(entry.uncompressedSize)
-        guard let bytes = try file.bytes(at: start, count: count) else {
-            throw .sizeMismatch(entry: entry.displayName, declared: entry.uncompressedSize, actual: "the file ends first")
-        }
-        return bytes
-    }
-
-    /// Inflates the entry's raw deflate data, reading it 64 KiB at a time,
-    /// into an array of the declared size plus one byte: a stream that
-    /// fills that byte is longer than declared, and is stopped there.
-    private func inflate(_ entry: ZipEntry, at start: UInt64) throws(ZipError) -> [UInt8] {
-        var stream = z_stream()
-        guard ssvc_inflate_init_raw(&stream) == Z_OK else { throw .corruptData(entry: entry.displayName, "zlib cannot start") }
-        defer { inflateEnd(&stream) }
-        let input = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.chunkLength, alignment: 16)
-        defer { input.deallocate() }
-
-        let declared = Int(entry.uncompressedSize)
-        var failure: ZipError?
-        var position = start
-        var remaining = entry.compressedSize
-        let bytes = [UInt8](unsafeUninitializedCapacity: declared + 1) { output, produced in
-            produced = 0
-            while true {
-                if stream.avail_in == 0, remaining > 0 {
-                    let length = Int(min(remaining, UInt64(Self.chunkLength)))
-                    do throws(ZipError) {
-                        guard try file.read(at: position, into: UnsafeMutableRawBufferPointer(rebasing: input[0..<length])) == length else {
-                            failure = .corruptData(entry: entry.displayName, "the file ends inside its compressed data")
-                            return
-                        }
-                    } catch {
-                        failure = error
-                        return
-                    }
-                    position += UInt64(length)
-                    remaining -= UInt64(length)
-                    stream.next_in = input.baseAddress!.assumingMemoryBound(to: Bytef.self)
-                    stream.avail_in = uInt(length)
-                }
-                let room = min(output.count - produced, Self.chunkLength)
-                stream.next_out = output.baseAddress! + produced
-                stream.avail_out = uInt(room)
-                let status = CZlib.inflate(&stream, Z_NO_FLUSH)
-                produced += room - Int(stream.avail_out)
-                if produced > declared {
-                    failure = .sizeMismatch(entry: entry.displayName, declared: entry.uncompressedSize, actual: "inflates to more")
-                    return
-                }
-                switch status {
-                case Z_STREAM_END:
-                    if remaining > 0 || stream.avail_in > 0 {
-                        failure = .corruptData(entry: entry.displayName, "the deflate stream ends before its compressed data does")
-                    }
-                    return
-                case Z_OK:
-                    continue
-                case Z_BUF_ERROR where stream.avail_in == 0 && remaining == 0:
-                    failure = .corruptData(entry: entry.displayName, "the compressed data ends inside the deflate stream")
-                    return
-                case Z_BUF_ERROR:
-                    continue
-                default:
-                    let reason = stream.msg.map { String(cString: $0) } ?? "zlib error \(status)"
-                    failure = .corruptData(entry: entry.displayName, reason)
-                    return
-                }
-            }
-        }
-        if let failure { throw failure }
-        guard bytes.count == declared else {
-            throw .sizeMismatch(entry: entry.displayName, declared: entry.uncompressedSize, actual: "inflates to \(bytes.count)")
-        }
-        return bytes
-    }
-
-    /// zlib's CRC-32 of `bytes`, fed at most 1 GiB at a time (its length
-    /// argument is 32 bits).
+    /// The CRC-32 of `bytes` (libdeflate's, folded with the CPU's
+    /// carry-less multiply where there is one).
     static func crc32(of bytes: [UInt8]) -> UInt32 {
-        bytes.withUnsafeBufferPointer { buffer in
-            var crc = CZlib.crc32(0, nil, 0)
-            var offset = 0
-            while offset < buffer.count {
-                let length = min(buffer.count - offset, 1 << 30)
-                crc = CZlib.crc32(crc, buffer.baseAddress! + offset, uInt(length))
-                offset += length
-            }
-            return UInt32(truncatingIfNeeded: crc)
-        }
+        bytes.withUnsafeBytes { UInt32(libdeflate_crc32(0, $0.baseAddress, $0.count)) }
     }
 }

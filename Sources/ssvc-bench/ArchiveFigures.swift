@@ -22,6 +22,8 @@ struct Archive: ParsableCommand {
     @Option(help: "With --package and --version: the ecosystem whose records are evaluated (PyPI, npm, Go, Debian:12, ...).") var ecosystem: String?
     @Option(help: "The package evaluated.") var package: String?
     @Option(name: .customLong("version"), help: "The version evaluated.") var versionKey: String?
+    @Option(help: "With --package: Tests/Fixtures/osv_filter.py, run on the same file after the pass, its time set beside ssvc's.")
+    var python: String?
 
     func validate() throws {
         let given = [ecosystem, package, versionKey].compactMap { $0 }.count
@@ -81,14 +83,41 @@ struct Archive: ParsableCommand {
         let seconds = MonotonicClock.seconds() - started
         let affecting = evaluator.findings.count + evaluator.omittedFindings
         let fixed = evaluator.findings.filter { $0.fixed != nil }.count
+        let parsed = evaluator.recordsRead - evaluator.passedOver
         print(
-            "advisories: \(evaluator.recordsRead) records read, \(affecting) affecting \(package) \(version) in \(ecosystem) (\(fixed) with a fix; "
+            "advisories: \(evaluator.recordsRead) records read (\(parsed) parsed, the rest unable to name the package), "
+                + "\(affecting) affecting \(package) \(version) in \(ecosystem) (\(fixed) with a fix; "
                 + "\(evaluator.problemCount) unreadable, \(evaluator.unevaluatedRanges) ranges not evaluated) in \(String(format2: seconds)) s; "
                 + "peak RSS \(String(mebibytes: before)) MiB before, \(String(mebibytes: Self.peakRSSKiB())) MiB after "
                 + "[\(Machine.summary); debug or release as built, AdvisoryFiles.read into an AdvisoryEvaluator with advisories-max-bytes' default, "
                 + "getrusage ru_maxrss]"
         )
         for problem in evaluator.problems { print("  skipped: \(problem)") }
+        if let python { try compare(seconds: seconds, affecting: affecting, script: python, ecosystem: ecosystem, package: package, version: version) }
+    }
+
+    /// The script's run on the same file, and how many times its time ssvc's pass is.
+    private func compare(seconds: Double, affecting: Int, script: String, ecosystem: String, package: String, version: String) throws {
+        let run: ChildProcess.Run
+        do {
+            run = try ChildProcess.run(
+                ["/usr/bin/python3", script, path, "--ecosystem", ecosystem, "--package", package, "--version", version],
+                timeout: 600, outputLimit: 1 << 20, errors: true
+            )
+        } catch {
+            throw ValidationError("ssvc-bench: \(script): \(error)")
+        }
+        let text = String(decoding: run.output, as: UTF8.self)
+        print(text, terminator: text.hasSuffix("\n") ? "" : "\n")
+        // "... in 2.02 s; ..." and "N affecting": the script's own words.
+        guard run.termination == .exited(0), let match = text.firstMatch(of: #/ in ([0-9.]+) s;/#), let theirs = Double(match.1) else {
+            throw ValidationError("ssvc-bench: \(script) said no time: \(text)")
+        }
+        let agree = text.contains(" \(affecting) affecting ")
+        print(
+            "export pass: ssvc \(String(format2: seconds)) s, Python's zipfile + json \(String(format2: theirs)) s: "
+                + "\(String(format1: theirs / max(seconds, 0.001)))× its speed; findings \(agree ? "the same" : "DIFFER") (\(affecting))"
+        )
     }
 
     /// The process's peak resident set so far, in KiB.

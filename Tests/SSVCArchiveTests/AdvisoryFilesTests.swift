@@ -1,5 +1,5 @@
 import Foundation
-import SSVCArchive
+@testable import SSVCArchive
 import SSVCCore
 import SSVCPosix
 import SSVCTestSupport
@@ -63,6 +63,54 @@ struct AdvisoryFilesTests {
         #expect(evaluator.recordsRead == 100_000)
         #expect(evaluator.findings.count == AdvisoryEvaluator.maximumFindings)
         #expect(evaluator.findings.count + evaluator.omittedFindings == 100_000)
+    }
+
+    @Test("an export inflated on four threads is evaluated as on one: the same findings, problems in the same order, the same counts (issue 55)")
+    func severalThreads() async throws {
+        let folder = try folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let zip = folder.appendingPathComponent("all.zip").path
+        // 3,000 records, a third of them requests'; every 97th entry's data
+        // damaged after it was written, a few unsafe names, broken JSON and
+        // undated records that name requests, and one large entry that ends a batch alone.
+        let made = try await Command.run(["/usr/bin/env", "python3", "-c", """
+            import sys, zipfile
+            path = sys.argv[1]
+            with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
+                for n in range(3000):
+                    name = ["requests", "django", "Requests", "flask"][n % 4]
+                    record = '{"id":"R-%d","modified":"2026-01-01T00:00:00Z","details":"%s","affected":[{"package":{"ecosystem":"PyPI","name":"%s"},"versions":["1.0"]}]}' % (n, "x" * (n % 500), name)
+                    if n % 211 == 5: record = '{"id":"BROKEN-%d","affected":[{"package":{"name":"requests"' % n
+                    if n % 211 == 6: record = '{"id":"UNDATED-%d","affected":[{"package":{"ecosystem":"PyPI","name":"requests"}}]}' % n
+                    z.writestr(("../R-%d.json" if n % 401 == 7 else "R-%d.json") % n, record)
+                z.writestr("BIG.json", '{"id":"BIG","modified":"2026-01-01T00:00:00Z","details":"%s"}' % ("requests " * 800000))
+            damaged = [i for n, i in enumerate(zipfile.ZipFile(path).infolist()) if n % 97 == 3]
+            with open(path, "r+b") as f:
+                for info in damaged:
+                    f.seek(info.header_offset + 26)
+                    head = f.read(4)
+                    start = info.header_offset + 30 + int.from_bytes(head[:2], "little") + int.from_bytes(head[2:], "little")
+                    f.seek(start + info.compress_size // 2)
+                    byte = f.read(1)
+                    f.seek(start + info.compress_size // 2)
+                    f.write(bytes([byte[0] ^ 0x55]))
+            """, zip])
+        try #require(made.status == 0, "\(made.standardError)")
+        let evaluators = try await offPool {
+            try [0, 3].map { helpers in
+                var evaluator = try AdvisoryEvaluator(ecosystem: "PyPI", package: "requests", version: "1.0")
+                try AdvisoryFiles.read(path: zip, into: &evaluator, limits: AdvisoryFiles.Budget(totalBytes: 512 << 20), helpers: helpers)
+                return evaluator
+            }
+        }
+        let (one, four) = (evaluators[0], evaluators[1])
+        #expect(one.recordsRead == 3_001)
+        #expect(one.findings.count > 1_000 / 4 && one.passedOver > 1_000, "\(one.findings.count) found, \(one.passedOver) passed over")
+        #expect(one.problemCount > 30, "damaged, unsafe and broken entries: \(one.problems)")
+        #expect(four.findings == one.findings)
+        #expect(four.problems == one.problems)
+        #expect(four.problemCount == one.problemCount && four.recordsRead == one.recordsRead && four.passedOver == one.passedOver)
+        #expect(four.skippedOfPackage == one.skippedOfPackage && one.skippedOfPackage > 0)
     }
 
     @Test("a record skipped that names the package leaves the verdict undecided, never clear; one of another package does not (issue 51)")

@@ -71,8 +71,9 @@ public struct AdvisoryEvaluator: Sendable {
     /// Whether a record's text must be parsed: until one record of the
     /// ecosystem has been, all of them (a misnamed ecosystem is then said);
     /// after, those whose text could name the package.
-    public func mayConcern(_ bytes: [UInt8]) -> Bool {
-        ecosystemRecords == 0 || sieve.mayName(bytes)
+    /// `mayName`: the sieve's answer for these bytes when it was asked on another thread.
+    public func mayConcern(_ bytes: [UInt8], mayName: Bool? = nil) -> Bool {
+        ecosystemRecords == 0 || (mayName ?? sieve.mayName(bytes))
     }
 
     /// Counts a record `mayConcern` passed over as read.

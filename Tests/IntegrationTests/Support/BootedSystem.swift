@@ -140,7 +140,7 @@ final class BootedSystem {
     }
 
     /// Bumped whenever `make-tree` changes what a tree holds.
-    static let treeRevision = 3
+    static let treeRevision = 4
 
     /// A folder named `name` in each cgroup hierarchy nspawn uses (the
     /// unified one, and systemd's named v1 one on a hybrid host), under the
