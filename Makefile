@@ -218,7 +218,8 @@ deb: $(if $(NO_BUILD),,binaries)
 	dpkg-deb --root-owner-group -Z$(DEB_COMPRESS) --build $(DEB_ROOT) $(DEB_FILE)
 
 # Benchmark figures from release binaries, one line each with the machine
-# and the method: the fleet simulation, then the daemon's (about 3 minutes).
+# and the method: the fleet simulation, the daemon's (about 3 minutes), then an
+# export's pass beside Python's (1 minute; making the two exports takes 3 more once).
 bench: deps
 	@$(call install_commands,$(BENCH_NEEDS))
 	$(SWIFT) build -c release $(RELEASE_FLAGS)
