@@ -68,7 +68,8 @@ let package = Package(
         // Signed documents: minisign signatures verified, as minisign does.
         .target(name: "SSVCSigning", dependencies: ["CSodium", "SSVCCore"]),
 
-        // The third C boundary: zlib's raw inflate and CRC-32, for zip archives.
+        // The third C boundary: zlib's raw inflate, for zip archives' entries
+        // libdeflate refuses (to say why) or that are inflated from the file.
         .systemLibrary(
             name: "CZlib",
             pkgConfig: "zlib",

@@ -1,9 +1,6 @@
 import CDeflate
 
 extension ZipArchive {
-    /// The most compressed bytes read, and inflated in one call, at a time.
-    static let chunkLength = 64 << 10
-
     /// The entry's bytes, whole, after these checks in this order:
     ///
     /// | refused when                                                  | error                |

@@ -15,6 +15,9 @@ public struct ZipLoadedEntry: @unchecked Sendable {
     /// The data, read ahead; nil when it is read from the file as it is inflated.
     let data: [UInt8]?
 
+    /// The most compressed bytes read from the file at a time, for an entry not read ahead.
+    static let chunkLength = 64 << 10
+
     /// The entry's bytes: stored, or inflated in one call by libdeflate
     /// (by zlib when it refuses them, or when they are read from the file),
     /// checked against the declared size and CRC-32 (the errors of
@@ -69,7 +72,7 @@ public struct ZipLoadedEntry: @unchecked Sendable {
         var stream = z_stream()
         guard ssvc_inflate_init_raw(&stream) == Z_OK else { throw .corruptData(entry: entry.displayName, "zlib cannot start") }
         defer { inflateEnd(&stream) }
-        let chunk = input == nil ? UnsafeMutableRawBufferPointer.allocate(byteCount: ZipArchive.chunkLength, alignment: 16) : nil
+        let chunk = input == nil ? UnsafeMutableRawBufferPointer.allocate(byteCount: Self.chunkLength, alignment: 16) : nil
         defer { chunk?.deallocate() }
 
         let declared = Int(entry.uncompressedSize)
@@ -83,7 +86,7 @@ public struct ZipLoadedEntry: @unchecked Sendable {
             produced = 0
             while true {
                 if stream.avail_in == 0, remaining > 0 {
-                    let length = Int(min(remaining, UInt64(input == nil ? ZipArchive.chunkLength : most)))
+                    let length = Int(min(remaining, UInt64(input == nil ? Self.chunkLength : most)))
                     if let input {
                         stream.next_in = UnsafeMutablePointer(mutating: input.baseAddress!.assumingMemoryBound(to: Bytef.self) + consumed)
                         consumed += length
