@@ -32,6 +32,9 @@ package struct AppStatus: Sendable, Equatable, Codable {
     /// The key that signed it, as minisign prints key ids.
     package var signatureKeyId: String?
     package var note: String?
+    /// How the part of `note` begins that says a `Hold` or `Unhold` is in
+    /// force but not on disk (a full disk refused it): `ssvcctl` warns of it.
+    package static let notOnDisk = "not on disk"
     package var description: UpdateDescription?
     /// A newer version phased in later on this machine, and when (RFC 3339).
     package var pendingVersion: String?

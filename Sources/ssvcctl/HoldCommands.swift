@@ -18,6 +18,14 @@ func decodeApp(_ bytes: [UInt8]) throws -> AppStatus {
     }
 }
 
+/// Says on stderr when the daemon could not put a hold or a lift on disk
+/// (a full disk): it is in force, but a restart would lose it.
+func warnIfNotOnDisk(_ shown: AppStatus, _ what: String) {
+    let parts = shown.note?.split(separator: "; ") ?? []
+    guard let first = parts.firstIndex(where: { $0.hasPrefix(AppStatus.notOnDisk + ": ") }) else { return }
+    StandardError.writeLine("ssvcctl: warning: \(shown.name): the \(what) is \(parts[first...].joined(separator: "; "))")
+}
+
 struct HoldCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "hold",
@@ -44,6 +52,7 @@ struct HoldCommand: ParsableCommand {
         var parameters = ["app": app]
         if let version { parameters["version"] = version }
         let held = try decodeApp(try request(try client.connect(defaultTimeout: 10), .hold, parameters: parameters))
+        warnIfNotOnDisk(held.shownToPeople, "hold")
         guard !json else {
             print(ConsoleJSON.text(["app": held]))
             return
@@ -82,6 +91,7 @@ struct UnholdCommand: ParsableCommand {
             if configured { throw error }
         }
         let released = try decodeApp(try request(connection, .unhold, app: app))
+        warnIfNotOnDisk(released.shownToPeople, "lift")
         guard !json else {
             print(ConsoleJSON.text(["app": released]))
             return

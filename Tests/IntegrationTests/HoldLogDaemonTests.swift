@@ -78,27 +78,34 @@ struct HoldLogDaemonTests {
         let storm = try RawConnection(daemon.socketPath)
         let holds = 1_000
         storm.send((0..<holds).map { #"{"method":"io.ssvc.Daemon.Hold","parameters":{"app":"app\#($0 % count)","version":"0.\#($0 / count + 1)"}}"# + "\u{0}" }.joined())
+        let started = ContinuousClock.now
         var answered = 0
         while answered < holds {
             guard let reply = await storm.receive(within: 60).message, reply["error"] == nil else { break }
             answered += 1
         }
         #expect(answered == holds)
+        let seconds = (ContinuousClock.now - started) / .seconds(1)
         // The state file that follows the storm, then the log's removal.
         #expect(await daemon.wait(30) { !FileManager.default.fileExists(atPath: daemon.stateDirectory + "/holds.jsonl") })
         let written = Self.charactersWritten(daemon.process.pid) - before.written
         // Past the replies, the journal's lines and the log's lines (under
         // 100 bytes each), state files: one per 64 holds or fewer, as
         // before the log, is 16 or more (measured before the log: 48.9; with it 2.7).
+        // The batch writes one a second while the storm lasts: a busy
+        // machine that stretches it to 5 s may see 8 (issue 49); never 16.
         let others = storm.bytesReceived + Self.size(daemon.logPath) - before.logged + holds * 100
         let stateFiles = Double(written - others) / Double(stateBytes)
-        #expect(stateFiles < 6, "\(written) bytes written, \(others) of them replies, journal and log lines: \(String(format: "%.1f", stateFiles)) state files of \(stateBytes) bytes for \(holds) holds")
+        #expect(
+            stateFiles < min(16, max(6, seconds + 4)),
+            "\(written) bytes written, \(others) of them replies, journal and log lines: \(String(format: "%.1f", stateFiles)) state files of \(stateBytes) bytes for \(holds) holds in \(String(format: "%.1f", seconds)) s"
+        )
         let held = (0..<count).map { (daemon.app("app\($0)")?["hold"] as? [String: Any])?["version"] as? String }
         #expect(held.enumerated().allSatisfy { $0.element == ($0.offset < holds % count ? "0.4" : "0.3") }, "the last hold of each app on disk")
         #expect(await daemon.stop() == 0)
     }
 
-    @Test("a full disk: the log's append that fails is said once and cut back, the hold falls back to the state file, and after a kill the log is read back")
+    @Test("a full disk: the log's append that fails is said once and cut back, the hold falls back to the state file, the caller is told it is not on disk, and after a kill the log is read back")
     func fullDisk() async throws {
         let folder = try TemporaryFolder()
         let disk = try await SmallDisk(in: folder)
@@ -115,8 +122,16 @@ struct HoldLogDaemonTests {
         try await disk.fill()
         for version in ["0.6", "0.7"] {
             let hold = try await Executable.run("ssvcctl", socket + ["hold", "d", version])
-            #expect(hold.status == 0, "answered once the state's write failed, and said: \(hold.standardError)")
+            #expect(hold.status == 0, "in force, answered once the state's write failed: \(hold.standardError)")
+            // Neither the log nor a state file holds it: the caller is told, not only the journal.
+            #expect(
+                hold.standardError.hasPrefix("ssvcctl: warning: d: the hold is not on disk: ") && hold.standardError.contains("No space left on device"),
+                "\(hold.standardError)"
+            )
         }
+        let lift = try await Executable.run("ssvcctl", socket + ["unhold", "d", "--json"])
+        #expect(lift.standardError.contains("the lift is not on disk") && lift.standardOutput.contains("not on disk: "), "\(lift.standardError) \(lift.standardOutput)")
+        #expect(try await Executable.run("ssvcctl", socket + ["hold", "d", "0.7"]).status == 0)
         #expect(daemon.log.components(separatedBy: "holds wait for the state file to be written, not the holds log, until the next state file is: cannot write \(log): No space left on device").count == 2, "said once: \(daemon.log)")
         #expect(Self.size(log) == 0, "no torn line left")
         #expect(try await daemon.statusByApp()["d"]?["hold"] as? String == "0.7", "in memory")
@@ -125,7 +140,8 @@ struct HoldLogDaemonTests {
         try FileManager.default.removeItem(atPath: small + "/fill")
         _ = try await Executable.run("ssvcctl", socket + ["check", "--timeout", "60"])
         #expect(await daemon.wait(5) { daemon.log.contains("holds are written to \(log) again") }, "\(daemon.log)")
-        #expect(try await Executable.run("ssvcctl", socket + ["hold", "d", "0.8"]).status == 0)
+        let onDisk = try await Executable.run("ssvcctl", socket + ["hold", "d", "0.8"])
+        #expect(onDisk.status == 0 && !onDisk.standardError.contains("not on disk"), "\(onDisk.standardError)")
         kill(daemon.process.pid, SIGKILL)
         _ = await daemon.process.exited(within: 10)
         let again = try disk.daemon(in: folder)

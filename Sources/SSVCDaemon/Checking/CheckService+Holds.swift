@@ -17,8 +17,7 @@ extension CheckService {
     /// Returns once the hold is on disk.
     package func hold(_ name: String, at version: String?, caller: UInt32?) async throws(HoldRefusal) -> AppStatus {
         let (status, write) = try holding(name, at: version, caller: caller)
-        if let write { await written(write) }
-        return status
+        return await answered(status, once: write)
     }
 
     /// Lifts `name`'s hold, if any, and settles what it is offered; nil
@@ -28,7 +27,20 @@ extension CheckService {
     /// of survives a crash the next moment.
     package func unhold(_ name: String, caller: UInt32?) async -> AppStatus? {
         guard let (status, write) = unholding(name, caller: caller) else { return nil }
-        if let write { await written(write) }
+        return await answered(status, once: write)
+    }
+
+    /// `status` once `write` has ended; when it could not put the change
+    /// on disk (a full disk refused both the holds log and the state
+    /// file), its note says so: the change is in force, and lost if the
+    /// daemon stops before its state is written.
+    func answered(_ status: AppStatus, once write: StateWriter.Ticket?) async -> AppStatus {
+        guard let write else { return status }
+        await written(write)
+        guard let problem = writer.notOnDisk(write) else { return status }
+        var status = status
+        let said = "\(AppStatus.notOnDisk): \(DisplayText.cut(problem, bytes: 512)); in force until ssvcd stops"
+        status.note = status.note.map { "\($0); \(said)" } ?? said
         return status
     }
 

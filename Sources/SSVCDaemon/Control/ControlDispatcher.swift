@@ -17,10 +17,11 @@ package struct ControlDispatcher: Sendable {
     /// What to send back for one call.
     enum Answer: Sendable {
         case reply([UInt8])
-        /// A change: the reply once the state write that carries it has
-        /// ended (SPEC §14). The connection reads its next calls meanwhile,
+        /// A hold or a lift: its app, answered once the write that carries
+        /// it has ended (SPEC §14), with a note when that write could not
+        /// put it on disk. The connection reads its next calls meanwhile,
         /// so that pipelined changes share one write.
-        case replyWhenWritten(StateWriter.Ticket, [UInt8])
+        case replyWhenWritten(StateWriter.Ticket, AppStatus)
         /// Watch: one reply per event, each with `continues`.
         case events(AsyncStream<ControlEvent>)
         case none
@@ -86,7 +87,7 @@ package struct ControlDispatcher: Sendable {
         case let .hold(app, version):
             do {
                 let (status, write) = try await service.holding(app, at: version, caller: caller)
-                return after(write, ["app": status])
+                return after(write, status)
             } catch {
                 switch error {
                 case .noSuchApp: return .reply(VarlinkError.noSuchApp(app).reply)
@@ -95,7 +96,7 @@ package struct ControlDispatcher: Sendable {
             }
         case let .unhold(app):
             guard let (status, write) = await service.unholding(app, caller: caller) else { return .reply(VarlinkError.noSuchApp(app).reply) }
-            return after(write, ["app": status])
+            return after(write, status)
         }
     }
 
@@ -103,9 +104,10 @@ package struct ControlDispatcher: Sendable {
         .reply(VarlinkReply.encode(parameters: parameters))
     }
 
-    private func after<P: Encodable>(_ write: StateWriter.Ticket?, _ parameters: P) -> Answer {
-        guard let write else { return reply(parameters) }
-        return .replyWhenWritten(write, VarlinkReply.encode(parameters: parameters))
+    /// A hold's or a lift's answer, `(app: App)`, once `write` has ended.
+    private func after(_ write: StateWriter.Ticket?, _ status: AppStatus) -> Answer {
+        guard let write else { return reply(["app": status]) }
+        return .replyWhenWritten(write, status)
     }
 }
 

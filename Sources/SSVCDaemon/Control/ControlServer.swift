@@ -222,9 +222,9 @@ package final class ControlServer: Service {
                     return
                 case let .reply(bytes):
                     try await outbound.write(ByteBuffer(bytes: bytes))
-                case let .replyWhenWritten(write, bytes):
-                    await dispatcher.service.written(write)
-                    try await outbound.write(ByteBuffer(bytes: bytes))
+                case let .replyWhenWritten(write, status):
+                    let answered = await dispatcher.service.answered(status, once: write)
+                    try await outbound.write(ByteBuffer(bytes: VarlinkReply.encode(parameters: ["app": answered])))
                 case let .events(stream):
                     try await forward(stream, on: connection, to: outbound)
                     await answers.abandon()

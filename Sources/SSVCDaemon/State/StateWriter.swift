@@ -324,6 +324,17 @@ final class StateWriter {
         ticket.number <= lastWritten || (ticket.logged && ticket.number <= lastLogged)
     }
 
+    /// Why the change behind `ticket`, its write ended, is not on disk:
+    /// neither its line in the holds log nor a state file holds it (a full
+    /// disk took both); nil when one does. Asked as the caller is answered,
+    /// so `stateProblem` is what the last write of the state found.
+    func notOnDisk(_ ticket: Ticket) -> String? {
+        if ticket.logged, ticket.number <= lastLogged { return nil }
+        guard store != nil else { return "the state file belongs to a newer ssvc, so the state lives in memory only" }
+        if let stateProblem { return stateProblem }
+        return ticket.number <= lastWritten ? nil : "the daemon stopped before it was written"
+    }
+
     private func answerWaiting() {
         let answered = waiting.filter { isWritten($0.ticket) }
         waiting.removeAll { isWritten($0.ticket) }
