@@ -75,6 +75,29 @@ struct UntrustedTextTests {
         #expect(await daemon.stop() == 0)
     }
 
+    @Test("a server's version with an invisible character (U+200B) is refused naming it, and reaches no table, Nagios line, banner or metrics label (issue 52)")
+    func invisibleVersion() async throws {
+        let folder = try TemporaryFolder()
+        // Escaped in the JSON: the string the daemon reads is "1.0" and U+200B.
+        let document = try folder.file("r.json", #"{"SSVCLatestVersionKey":"1.0\u200b"}"#)
+        let metrics = folder.url.appendingPathComponent("ssvc.prom").path
+        let daemon = try DaemonProcess(daemon: "metrics-file = \"\(metrics)\"", apps: appTable("z", url: "file://" + document), folder: folder)
+        #expect(await daemon.wait { daemon.app("z")?["lastCheck"] != nil }, "\(daemon.log)")
+        let socket = ["--socket", daemon.socketPath, "--timeout", "60"]
+        let table = try await Executable.run("ssvcctl", socket + ["status"], environment: ["LC_ALL": "C"])
+        #expect(table.status == 12, "a bad value fails the check: \(table.standardOutput)")
+        #expect(table.standardOutput.contains("U+200B"), "named: \(table.standardOutput)")
+        let nagios = try await Executable.run("ssvcctl", socket + ["status", "--nagios"])
+        let banner = try await Executable.run("ssvcctl", socket + ["motd"])
+        #expect(await daemon.wait { FileManager.default.fileExists(atPath: metrics) })
+        let exposition = (try? String(contentsOfFile: metrics, encoding: .utf8)) ?? ""
+        for (name, text) in [("table", table.standardOutput), ("nagios", nagios.standardOutput), ("motd", banner.standardOutput), ("metrics", exposition)] {
+            #expect(!text.unicodeScalars.contains("\u{200B}"), "\(name) holds the raw character: \(text)")
+        }
+        #expect(!exposition.contains(#"latest="1.0"#), "no metrics label of the refused version: \(exposition)")
+        #expect(await daemon.stop() == 0)
+    }
+
     @Test("a URL's password is shown to nobody: status, --json and the journal field say ***")
     func urlPassword() async throws {
         let folder = try TemporaryFolder()
