@@ -52,8 +52,10 @@ struct HoldLogDaemonTests {
         #expect(await again.wait { await Self.answers(again) }, "\(again.log)")
         let status = try await again.statusByApp()
         #expect(status["a"]?["hold"] as? String == "0.9" && status["b"]?["hold"] == nil, "\(status)")
+        // As many as the log held at the kill: a batch may have taken the first in between.
         if !lines.isEmpty {
-            #expect(again.log.contains("3 holds set or lifted since the state was last written: read from \(log)"), "\(again.log)")
+            let said = "\(lines.count) hold\(lines.count == 1 ? "" : "s") set or lifted since the state was last written: read from \(log)"
+            #expect(again.log.contains(said), "\(again.log)")
         }
         #expect(!FileManager.default.fileExists(atPath: log), "written into the state, the log removed")
         #expect((again.app("a")?["hold"] as? [String: Any])?["version"] as? String == "0.9")
@@ -92,12 +94,13 @@ struct HoldLogDaemonTests {
         // Past the replies, the journal's lines and the log's lines (under
         // 100 bytes each), state files: one per 64 holds or fewer, as
         // before the log, is 16 or more (measured before the log: 48.9; with it 2.7).
-        // The batch writes one a second while the storm lasts: a busy
-        // machine that stretches it to 5 s may see 8 (issue 49); never 16.
+        // The batch writes one a second while the storm lasts, and the log
+        // is rewritten after each: 2.7 quiet, 8 to 11 in a full run on 2
+        // cores (issue 49); never the 16 that one per 64 holds would make.
         let others = storm.bytesReceived + Self.size(daemon.logPath) - before.logged + holds * 100
         let stateFiles = Double(written - others) / Double(stateBytes)
         #expect(
-            stateFiles < min(16, max(6, seconds + 4)),
+            stateFiles < 16,
             "\(written) bytes written, \(others) of them replies, journal and log lines: \(String(format: "%.1f", stateFiles)) state files of \(stateBytes) bytes for \(holds) holds in \(String(format: "%.1f", seconds)) s"
         )
         let held = (0..<count).map { (daemon.app("app\($0)")?["hold"] as? [String: Any])?["version"] as? String }
