@@ -61,25 +61,43 @@ public enum AdvisoryFiles {
         try read(path: path, into: &evaluator, limits: limits, helpers: InflateCrew.helpersHere)
     }
 
+    /// `read` for several evaluators in one pass (apps that share a
+    /// mirror, issue 55): each record is inflated and parsed once, and
+    /// evaluated by each evaluator whose package its text may name; each
+    /// ends as it would have read the source alone. Returns how many
+    /// records were parsed (the others were passed over by every evaluator).
+    @discardableResult
+    public static func read(path: String, into evaluators: inout [AdvisoryEvaluator], limits: Budget) throws(Failure) -> Int {
+        try read(path: path, into: &evaluators, limits: limits, helpers: InflateCrew.helpersHere)
+    }
+
     /// `read`, an export's entries inflated by `helpers` threads beside the caller's.
     static func read(path: String, into evaluator: inout AdvisoryEvaluator, limits: Budget, helpers: Int) throws(Failure) {
+        var evaluators = [evaluator]
+        defer { evaluator = evaluators[0] }
+        _ = try read(path: path, into: &evaluators, limits: limits, helpers: helpers)
+    }
+
+    @discardableResult
+    static func read(path: String, into evaluators: inout [AdvisoryEvaluator], limits: Budget, helpers: Int) throws(Failure) -> Int {
         // A read that waited its turn past its deadline begins nothing.
         try checkDeadline(limits)
         // Within a record too, between its ranges.
         if limits.deadline != nil || limits.abandoned != nil {
             let deadline = limits.deadline ?? .infinity
             let abandoned = limits.abandoned
-            evaluator.expired = { MonotonicClock.seconds() > deadline || abandoned?() == true }
+            for index in evaluators.indices { evaluators[index].expired = { MonotonicClock.seconds() > deadline || abandoned?() == true } }
         }
-        defer { evaluator.expired = nil }
+        defer { for index in evaluators.indices { evaluators[index].expired = nil } }
         var info = stat()
         guard stat(path, &info) == 0 else {
             throw Failure(description: "cannot read \(DisplayText.escaped(path)): \(String(cString: strerror(errno)))")
         }
+        var parsed = 0
         if info.st_mode & S_IFMT == S_IFDIR {
-            try readFolder(path, into: &evaluator, limits: limits)
+            try readFolder(path, into: &evaluators, limits: limits, parsed: &parsed)
         } else if path.lowercased().hasSuffix(".zip") || isZip(path) {
-            try readZip(path, into: &evaluator, limits: limits, helpers: helpers)
+            try readZip(path, into: &evaluators, limits: limits, helpers: helpers, parsed: &parsed)
         } else if info.st_mode & S_IFMT != S_IFREG, !limits.specialFiles {
             // One regular file is one document (a record, an array, an API
             // answer), for the daemon as for ssvcctl evaluate (issue 51);
@@ -92,8 +110,9 @@ public enum AdvisoryFiles {
             } catch {
                 throw Failure(description: error.description)
             }
-            try readDocument(bytes, name: path.split(separator: "/").last.map(String.init) ?? path, into: &evaluator)
+            parsed = try readDocument(bytes, name: path.split(separator: "/").last.map(String.init) ?? path, into: &evaluators)
         }
+        return parsed
     }
 
     /// A local mirror's validator: its device, inode, size and modification
@@ -123,14 +142,14 @@ public enum AdvisoryFiles {
         if limits.abandoned?() == true { throw late }
     }
 
-    /// Throws when the evaluator saw the deadline pass within a record.
-    private static func checkDeadline(_ evaluator: AdvisoryEvaluator) throws(Failure) {
-        if evaluator.ranOutOfTime { throw late }
+    /// Throws when an evaluator saw the deadline pass within a record.
+    private static func checkDeadline(_ evaluators: [AdvisoryEvaluator]) throws(Failure) {
+        if evaluators.contains(where: \.ranOutOfTime) { throw late }
     }
 
     private static let late = Failure(description: "the read took too long and was given up", timedOut: true)
 
-    private static func readZip(_ path: String, into evaluator: inout AdvisoryEvaluator, limits: Budget, helpers: Int) throws(Failure) {
+    private static func readZip(_ path: String, into evaluators: inout [AdvisoryEvaluator], limits: Budget, helpers: Int, parsed: inout Int) throws(Failure) {
         let archive: ZipArchive
         do {
             archive = try ZipArchive(
@@ -150,27 +169,28 @@ public enum AdvisoryFiles {
         defer { crew.stop() }
         var batch: [(name: String, loaded: ZipLoadedEntry)] = []
         var batchBytes: UInt64 = 0
-        let sieve = evaluator.sieve
+        let sieves = evaluators.map(\.sieve)
         func evaluateBatch() throws(Failure) {
-            // Inflated, and sieved, on every core; each slot written by one thread.
+            // Inflated, and sieved for each evaluator, on every core; each slot written by one thread.
             let loaded = batch.map(\.loaded)
-            var slots = [(contents: Result<[UInt8], ZipError>, mayName: Bool)?](repeating: nil, count: loaded.count)
+            var slots = [(contents: Result<[UInt8], ZipError>, mayName: [Bool])?](repeating: nil, count: loaded.count)
             slots.withUnsafeMutableBufferPointer { slots in
                 crew.perform(loaded.count) { index in
                     let contents = Result { () throws(ZipError) in try loaded[index].contents() }
-                    slots[index] = (contents, (try? contents.get()).map(sieve.mayName) ?? true)
+                    let mayName = (try? contents.get()).map { bytes in sieves.map { $0.mayName(bytes) } } ?? []
+                    slots[index] = (contents, mayName)
                 }
             }
             for ((name, _), slot) in Swift.zip(batch, slots) {
                 guard let (result, mayName) = slot else { continue }
                 switch result {
                 case let .success(bytes):
-                    take(bytes, name: name, mayName: mayName, into: &evaluator)
+                    if take(bytes, name: name, mayName: mayName, into: &evaluators) { parsed += 1 }
                 case let .failure(error):
                     guard error.concernsOneEntry else { throw Failure(description: error.description) }
-                    evaluator.skip(name, problem: error.description)
+                    skip(name, problem: error.description, in: &evaluators)
                 }
-                try checkDeadline(evaluator)
+                try checkDeadline(evaluators)
             }
             batch = []
             batchBytes = 0
@@ -189,7 +209,7 @@ public enum AdvisoryFiles {
                   Array(entry.name.suffix(5)).map({ $0 | 0x20 }) == Array(".json".utf8) else { continue }
             if let problem = entry.nameProblem {
                 try evaluateBatch()
-                evaluator.skip(entry.textName, problem: "unsafe name (\(problem.rawValue))")
+                skip(entry.textName, problem: "unsafe name (\(problem.rawValue))", in: &evaluators)
                 continue
             }
             do {
@@ -198,7 +218,7 @@ public enum AdvisoryFiles {
             } catch {
                 guard error.concernsOneEntry else { throw Failure(description: error.description) }
                 try evaluateBatch()
-                evaluator.skip(entry.textName, problem: error.description)
+                skip(entry.textName, problem: error.description, in: &evaluators)
                 continue
             }
             if batchBytes >= batchBytesBound || batch.count >= batchEntriesBound { try evaluateBatch() }
@@ -211,7 +231,7 @@ public enum AdvisoryFiles {
     static let batchBytesBound: UInt64 = 1 << 20
     static let batchEntriesBound = 256
 
-    private static func readFolder(_ path: String, into evaluator: inout AdvisoryEvaluator, limits: Budget) throws(Failure) {
+    private static func readFolder(_ path: String, into evaluators: inout [AdvisoryEvaluator], limits: Budget, parsed: inout Int) throws(Failure) {
         let names: [String]
         do {
             guard let listed = try FileSystem.names(in: path) else {
@@ -234,40 +254,55 @@ public enum AdvisoryFiles {
             do {
                 bytes = try BoundedReader.read(path: path + "/" + name, limit: limits.recordBytes)
             } catch {
-                evaluator.skip(name, problem: error.description)
+                skip(name, problem: error.description, in: &evaluators)
                 continue
             }
             total += bytes.count
             guard total <= limits.totalBytes else {
                 throw Failure(description: "the records of \(DisplayText.escaped(path)) add up to more than \(limits.totalBytes) bytes")
             }
-            take(bytes, name: name, into: &evaluator)
-            try checkDeadline(evaluator)
+            if take(bytes, name: name, into: &evaluators) { parsed += 1 }
+            try checkDeadline(evaluators)
         }
     }
 
-    /// One record's text: passed over when it cannot name the package,
-    /// else added, or skipped and named (as one of the package's when its
-    /// tree names it).
-    private static func take(_ bytes: [UInt8], name: String, mayName: Bool? = nil, into evaluator: inout AdvisoryEvaluator) {
-        guard evaluator.mayConcern(bytes, mayName: mayName) else { return evaluator.passOver() }
+    /// A record that could not be read at all, named to every evaluator.
+    private static func skip(_ name: String, problem: String, in evaluators: inout [AdvisoryEvaluator]) {
+        for index in evaluators.indices { evaluators[index].skip(name, problem: problem) }
+    }
+
+    /// One record's text: passed over by each evaluator whose package it
+    /// cannot name; parsed once for the others, and added, or skipped and
+    /// named (as one of the package's when its tree names it).
+    /// `mayName`: the sieves' answers, one per evaluator, when they were
+    /// asked on another thread. Returns whether the text was parsed.
+    private static func take(_ bytes: [UInt8], name: String, mayName: [Bool] = [], into evaluators: inout [AdvisoryEvaluator]) -> Bool {
+        let wanting = evaluators.indices.map { index in
+            evaluators[index].mayConcern(bytes, mayName: index < mayName.count ? mayName[index] : nil)
+        }
+        for index in evaluators.indices where !wanting[index] { evaluators[index].passOver() }
+        guard wanting.contains(true) else { return false }
         let root: JSONValue
         do {
             root = try JSONParser.parse(bytes, memoryLimit: OSVRecord.maximumTreeBytes)
         } catch {
-            evaluator.skip(name, problem: DocumentError(path: "", problem: error.description).description)
-            return
+            let problem = DocumentError(path: "", problem: error.description).description
+            for index in evaluators.indices where wanting[index] { evaluators[index].skip(name, problem: problem) }
+            return true
         }
-        do {
-            evaluator.add(try OSVRecord(JSONField(root: root)))
-        } catch {
-            evaluator.skip(name, problem: error.description, record: root)
+        let record = Result { () throws(DocumentError) in try OSVRecord(JSONField(root: root)) }
+        for index in evaluators.indices where wanting[index] {
+            switch record {
+            case let .success(record): evaluators[index].add(record)
+            case let .failure(error): evaluators[index].skip(name, problem: error.description, record: root)
+            }
         }
+        return true
     }
 
     /// One file: a record, an array of records, or an API answer. Its
-    /// records are kept as parsed and read one at a time.
-    static func readDocument(_ bytes: [UInt8], name: String, into evaluator: inout AdvisoryEvaluator) throws(Failure) {
+    /// records are kept as parsed and read one at a time. Returns how many records it holds.
+    static func readDocument(_ bytes: [UInt8], name: String, into evaluators: inout [AdvisoryEvaluator]) throws(Failure) -> Int {
         let root: JSONValue
         do {
             root = try JSONParser.parse(bytes, memoryLimit: OSVRecord.maximumTreeBytes)
@@ -285,21 +320,25 @@ public enum AdvisoryFiles {
             found = nil
         }
         guard let list = found else {
-            do {
-                evaluator.add(try OSVRecord(JSONField(root: root)))
-            } catch {
-                evaluator.skip(name, problem: error.description, record: root)
-            }
-            try checkDeadline(evaluator)
-            return
+            add(Result { () throws(DocumentError) in try OSVRecord(JSONField(root: root)) }, name: name, tree: root, to: &evaluators)
+            try checkDeadline(evaluators)
+            return 1
         }
         for (index, record) in list.records.enumerated() {
-            do {
-                evaluator.add(try OSVRecord(JSONField(value: record, path: "\(list.path)[\(index)]")))
-            } catch {
-                evaluator.skip(list.records.count == 1 ? name : "\(name)[\(index)]", problem: error.description, record: record)
+            let read = Result { () throws(DocumentError) in try OSVRecord(JSONField(value: record, path: "\(list.path)[\(index)]")) }
+            add(read, name: list.records.count == 1 ? name : "\(name)[\(index)]", tree: record, to: &evaluators)
+            try checkDeadline(evaluators)
+        }
+        return list.records.count
+    }
+
+    /// A record as read, added to every evaluator, or skipped by each.
+    private static func add(_ read: Result<OSVRecord, DocumentError>, name: String, tree: JSONValue, to evaluators: inout [AdvisoryEvaluator]) {
+        for index in evaluators.indices {
+            switch read {
+            case let .success(record): evaluators[index].add(record)
+            case let .failure(error): evaluators[index].skip(name, problem: error.description, record: tree)
             }
-            try checkDeadline(evaluator)
         }
     }
 }

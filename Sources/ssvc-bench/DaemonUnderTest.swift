@@ -56,7 +56,7 @@ final class DaemonUnderTest {
         self.ssvcd = ssvcd
         configuration = folder + "/ssvcd.toml"
         try Self.writeFile(text, to: configuration)
-        (process, startedAt) = try Self.spawn(ssvcd, configuration, notifySocket: notifySocket)
+        (process, startedAt) = try Self.spawn(ssvcd, configuration, notifySocket: notifySocket, log: folder + "/ssvcd.log")
     }
 
     private static func writeFile(_ text: String, to path: String) throws(BenchError) {
@@ -65,14 +65,17 @@ final class DaemonUnderTest {
         fclose(file)
     }
 
-    private static func spawn(_ ssvcd: String, _ configuration: String, notifySocket: String?) throws(BenchError) -> (ChildProcess, Double) {
+    /// What the daemon said (`--log-target stderr`).
+    var log: String { (try? BoundedReader.read(path: folder + "/ssvcd.log", limit: 64 << 20)).map { String(decoding: $0, as: UTF8.self) } ?? "" }
+
+    private static func spawn(_ ssvcd: String, _ configuration: String, notifySocket: String?, log: String) throws(BenchError) -> (ChildProcess, Double) {
         var environment: [String: String] = [:]
         if let notifySocket { environment["NOTIFY_SOCKET"] = notifySocket }
         let startedAt = MonotonicClock.seconds()
         do {
             let process = try ChildProcess(
                 [ssvcd, "--config", configuration, "--log-target", "stderr"],
-                environment: ProcessEnvironment.variables().merging(environment) { $1 }
+                environment: ProcessEnvironment.variables().merging(environment) { $1 }, error: .file(log)
             )
             return (process, startedAt)
         } catch {
@@ -83,7 +86,7 @@ final class DaemonUnderTest {
     /// Stops the daemon and starts it again on the same folder and state.
     func restart(notifySocket: String? = nil) throws(BenchError) {
         stop()
-        (process, startedAt) = try Self.spawn(ssvcd, configuration, notifySocket: notifySocket)
+        (process, startedAt) = try Self.spawn(ssvcd, configuration, notifySocket: notifySocket, log: folder + "/ssvcd.log")
     }
 
     deinit {

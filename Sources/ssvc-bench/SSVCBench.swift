@@ -55,6 +55,7 @@ struct Daemon: ParsableCommand {
             if wanted("advisories") {
                 if let export {
                     try figures.advisories(export: export, ecosystem: ecosystem, package: package)
+                    try figures.sharedMirror(export: export, ecosystem: ecosystem)
                 } else {
                     print("memory around reading an OSV export: not measured (--export FILE; Tests/Fixtures/osv_export.py makes one)")
                 }

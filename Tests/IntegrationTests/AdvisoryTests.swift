@@ -174,9 +174,11 @@ struct AdvisoryTests {
         let gets = server.requests().filter { $0["path"] as? String == "/Go/all.zip" }
         #expect(server.requests().count == before + 1)
         #expect((gets.last?["headers"] as? [String: String])?["If-None-Match"] == "\"v1\"", "an unchanged export is not read again")
-        #expect(!FileManager.default.fileExists(atPath: daemon.stateDirectory + "/.advisories-gin.zip"), "the download is removed")
+        let kept = { ((try? FileManager.default.contentsOfDirectory(atPath: daemon.stateDirectory)) ?? []).filter { $0.hasPrefix(".advisories-") } }
+        #expect(kept().count == 1, "the mirror's one download, kept for the apps that share it (issue 55): \(kept())")
 
         #expect(await daemon.stop() == 0)
+        #expect(kept().isEmpty, "removed at the stop: \(kept())")
         daemon = await started(try DaemonProcess(apps: app(#"ignore-advisories = [{ id = "CVE-2020-36567", until = 2999-01-01, reason = "not exposed" }]"#), folder: folder))
         let ignored = try await ssvcctl(daemon, ["status", "gin"])
         #expect(ignored.status == 0, "ignored by its alias: \(ignored.standardOutput)")

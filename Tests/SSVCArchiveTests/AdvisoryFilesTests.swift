@@ -65,14 +65,11 @@ struct AdvisoryFilesTests {
         #expect(evaluator.findings.count + evaluator.omittedFindings == 100_000)
     }
 
-    @Test("an export inflated on four threads is evaluated as on one: the same findings, problems in the same order, the same counts (issue 55)")
-    func severalThreads() async throws {
-        let folder = try folder()
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let zip = folder.appendingPathComponent("all.zip").path
-        // 3,000 records, a third of them requests'; every 97th entry's data
-        // damaged after it was written, a few unsafe names, broken JSON and
-        // undated records that name requests, and one large entry that ends a batch alone.
+    /// 3,000 records at `zip`, a third of them requests'; every 97th
+    /// entry's data damaged after it was written, a few unsafe names,
+    /// broken JSON and undated records that name requests, and one large
+    /// entry that ends a batch alone.
+    static func makeExport(_ zip: String) async throws {
         let made = try await Command.run(["/usr/bin/env", "python3", "-c", """
             import sys, zipfile
             path = sys.argv[1]
@@ -96,6 +93,14 @@ struct AdvisoryFilesTests {
                     f.write(bytes([byte[0] ^ 0x55]))
             """, zip])
         try #require(made.status == 0, "\(made.standardError)")
+    }
+
+    @Test("an export inflated on four threads is evaluated as on one: the same findings, problems in the same order, the same counts (issue 55)")
+    func severalThreads() async throws {
+        let folder = try folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let zip = folder.appendingPathComponent("all.zip").path
+        try await Self.makeExport(zip)
         let evaluators = try await offPool {
             try [0, 3].map { helpers in
                 var evaluator = try AdvisoryEvaluator(ecosystem: "PyPI", package: "requests", version: "1.0")
@@ -111,6 +116,34 @@ struct AdvisoryFilesTests {
         #expect(four.problems == one.problems)
         #expect(four.problemCount == one.problemCount && four.recordsRead == one.recordsRead && four.passedOver == one.passedOver)
         #expect(four.skippedOfPackage == one.skippedOfPackage && one.skippedOfPackage > 0)
+    }
+
+    @Test("one pass for several packages ends each evaluator as a read of its own: findings, problems, counts (issue 55)")
+    func onePassForSeveral() async throws {
+        let folder = try folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let zip = folder.appendingPathComponent("all.zip").path
+        try await Self.makeExport(zip)
+        let packages = ["requests", "django", "flask", "absent"]
+        let (alone, shared) = try await offPool {
+            let alone = try packages.map { package in
+                var evaluator = try AdvisoryEvaluator(ecosystem: "PyPI", package: package, version: "1.0")
+                try AdvisoryFiles.read(path: zip, into: &evaluator, limits: AdvisoryFiles.Budget(totalBytes: 512 << 20), helpers: 3)
+                return evaluator
+            }
+            var shared = try packages.map { try AdvisoryEvaluator(ecosystem: "PyPI", package: $0, version: "1.0") }
+            let parsed = try AdvisoryFiles.read(path: zip, into: &shared, limits: AdvisoryFiles.Budget(totalBytes: 512 << 20), helpers: 3)
+            return (alone, (shared, parsed))
+        }
+        for (one, together) in Swift.zip(alone, shared.0) {
+            #expect(together.findings == one.findings && together.problems == one.problems, "\(one.package)")
+            #expect(together.problemCount == one.problemCount && together.recordsRead == one.recordsRead && together.passedOver == one.passedOver, "\(one.package)")
+            #expect(together.skippedOfPackage == one.skippedOfPackage, "\(one.package)")
+        }
+        #expect(alone[0].findings.count > 200 && alone[1].findings.count > 200 && alone[3].findings.isEmpty)
+        // Each record parsed once for all, so at most the records some package's sieve let through.
+        let letThrough = alone.map { $0.recordsRead - $0.passedOver }
+        #expect(shared.1 > 0 && shared.1 <= letThrough.reduce(0, +), "\(shared.1) parsed; let through alone \(letThrough)")
     }
 
     @Test("a record skipped that names the package leaves the verdict undecided, never clear; one of another package does not (issue 51)")

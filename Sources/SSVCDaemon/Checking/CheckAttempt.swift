@@ -1,4 +1,5 @@
 import FoundationEssentials
+import Logging
 import SSVCCore
 import SSVCSigning
 
@@ -21,6 +22,8 @@ struct CheckAttempt: Sendable {
     let messageRecords: [String: MessageDisplayRecord]
     /// Each input's data before this check, by input (`AppInput`).
     var storedInputs: [String: any Sendable] = [:]
+    /// The service's, for what an input does for several apps at once (a mirror's pass).
+    var logger: Logger
 
     /// The running version found, even when the check then failed, and
     /// each input's data after it, by input.
@@ -40,7 +43,7 @@ struct CheckAttempt: Sendable {
         let (readVersion, commands) = (readVersion, commands)
         let attempt = InputAttempt(
             app: app, daemon: settings, fetcher: fetcher, now: now, written: result.running?.written,
-            readVersion: { source in try await readVersion(source, commands) }
+            readVersion: { source in try await readVersion(source, commands) }, logger: logger
         )
         var reads: [InputRead] = []
         for input in AppInputs.all {

@@ -32,7 +32,7 @@ extension CheckService {
             app: app, settings: configuration.daemon, machine: machine, commands: commands, readVersion: runtime.readVersion,
             storedResponse: before.response,
             storedETag: before.etag, storedSignature: before.signature, newestSignatureTime: before.newestSignatureTime,
-            messageRecords: before.messages, storedInputs: AppInputs.stored(in: before)
+            messageRecords: before.messages, storedInputs: AppInputs.stored(in: before), logger: logger
         )
         let result = await attempt.run(fetcher: fetcher, now: started)
         // A check cancelled by shutdown is not a failure of the server.

@@ -198,6 +198,8 @@ package actor CheckService: Service {
         reporter.stopHooks()
         for task in inFlight.values { await task.value }
         for task in retiring.values { await task.value }
+        // The mirrors' downloads are kept while the daemon runs, not after.
+        await MirrorShares.close(daemon: configuration.daemon.stateDirectory)
         await withCheckedContinuation { writer.close(then: $0) }
         let written = writer.stop(writeSource)
         await fetcher.shutdown()

@@ -2,7 +2,7 @@ import SSVCCore
 
 /// How one app's requests travel: the proxy choice, its own headers, a
 /// bearer token, a client certificate.
-package struct FetchOptions: Sendable {
+package struct FetchOptions: Sendable, Equatable {
     package var proxy: ProxyPolicy
     package var headers: [RequestHeader]
     package var bearerToken: SecretSource?

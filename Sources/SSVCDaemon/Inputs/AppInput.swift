@@ -171,6 +171,7 @@ struct InputAttempt: Sendable {
     /// Reads a version from a source as the running version is read
     /// (`CheckService.Runtime.readVersion`, the check's commands group).
     var readVersion: @Sendable (VersionSource) async throws -> String
+    var logger: Logger
 }
 
 /// One metrics series an input adds for an app (the `app` label first).

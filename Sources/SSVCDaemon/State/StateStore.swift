@@ -217,9 +217,11 @@ package struct StateStore: Sendable {
 
     /// A writer killed between creating its temporary and renaming it
     /// leaves `state.json.tmp-<pid>` (or the holds log's) behind; the file
-    /// itself is whole.
+    /// itself is whole. A killed daemon leaves its mirrors' downloads too
+    /// (`.advisories-*`), which only that daemon could read.
     private func removeLeftoverTemporaries() {
-        for name in (try? FileSystem.names(in: directory)) ?? [] where name.hasPrefix("state.json.tmp-") || name.hasPrefix("holds.jsonl.tmp-") {
+        let leftovers = ["state.json.tmp-", "holds.jsonl.tmp-", ".advisories-"]
+        for name in (try? FileSystem.names(in: directory)) ?? [] where leftovers.contains(where: { name.hasPrefix($0) }) {
             unlink(directory + "/" + name)
         }
     }

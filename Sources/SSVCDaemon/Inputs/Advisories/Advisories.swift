@@ -135,7 +135,7 @@ enum Advisories: AppInput {
         var options = app.fetchOptions(attempt.daemon).sending(to: settings.source, tokenFor: app.url ?? settings.source)
         // The app's headers are its server's (its format's Accept too).
         options.headers = []
-        let check = AdvisoryCheck(app: app, settings: settings, daemon: attempt.daemon, stored: stored)
+        let check = AdvisoryCheck(app: app, settings: settings, daemon: attempt.daemon, stored: stored, logger: attempt.logger)
         return await check.run(running: running, written: attempt.written, fetcher: attempt.fetcher, options: options, now: attempt.now)
     }
 

@@ -1,6 +1,7 @@
 import CMemory
 @preconcurrency import Glibc
 import FoundationEssentials
+import Logging
 import SSVCArchive
 import SSVCCore
 import SSVCPosix
@@ -15,6 +16,7 @@ struct AdvisoryCheck: Sendable {
     let settings: AdvisorySettings
     let daemon: DaemonSettings
     let stored: AdvisoryData?
+    let logger: Logger
 
     /// `running`: the app's running version as its scheme reads it;
     /// `written`: as it was read, before that (`v1.2` for `1.2`).
@@ -45,13 +47,20 @@ struct AdvisoryCheck: Sendable {
                 try await readAPI(&evaluator, package: package, fetcher: fetcher, options: options, now: now)
                 return previous.read(evaluator, etag: nil, lastModified: nil, at: now)
             case .folder, .zip:
-                let read = try await readMirror(
-                    &evaluator, validators: sameVersion ? (previous.etag, previous.lastModified) : (nil, nil),
-                    fetcher: fetcher, options: options, now: now
+                // Shared with every app of this daemon on the same mirror (issue 55).
+                let share = MirrorShares.share(
+                    daemon: daemon.stateDirectory,
+                    key: MirrorShares.Key(source: settings.source, options: options, signature: settings.signature, maxBytes: settings.maxBytes)
                 )
-                guard let read else { return previous.unchanged(at: now) }
-                var next = previous.read(evaluator, etag: read.etag, lastModified: read.lastModified, at: now)
-                if let signedAt = read.signedAt { next.newestSignatureTime = max(signedAt, previous.newestSignatureTime ?? signedAt) }
+                let asker = MirrorShare.Asker(
+                    etag: previous.etag, lastModified: previous.lastModified, sameVersion: sameVersion, newestSignature: previous.newestSignatureTime
+                )
+                let answer = try await share.read(
+                    evaluator, asker: asker, reuse: daemon.policy.minimumInterval, work: mirrorWork(fetcher: fetcher, options: options, now: now), now: now
+                )
+                guard case let .read(found, kept) = answer else { return previous.unchanged(at: now) }
+                var next = previous.read(found, etag: kept.etag, lastModified: kept.lastModified, at: now)
+                if let signedAt = kept.signedAt { next.newestSignatureTime = max(signedAt, previous.newestSignatureTime ?? signedAt) }
                 return next
             }
         } catch {
@@ -177,24 +186,40 @@ struct AdvisoryCheck: Sendable {
     /// a few megabytes): it is read whole, and parsed into a tree.
     static let pageBytes = 16 << 20
 
-    /// What a mirror read gave: nil when unchanged since the last read.
-    struct MirrorRead {
-        var etag: String?
-        var lastModified: String?
-        /// The accepted signature's time, when the mirror is signed.
-        var signedAt: Date?
+    /// How a mirror's share reaches it on this app's behalf: its fetcher,
+    /// options and deadlines, the same for every app sharing it.
+    private func mirrorWork(fetcher: any HTTPTransport, options: FetchOptions, now: Date) -> MirrorShare.Work {
+        let (check, logger, source) = (self, logger, URLText.masked(settings.source))
+        return MirrorShare.Work(
+            fetch: { validators, newest, download throws(Failure) in
+                try await check.fetchMirror(validators: validators, newestSignature: newest, download: download, fetcher: fetcher, options: options, now: now)
+            },
+            read: { path, evaluators throws(Failure) in
+                let limits = AdvisoryFiles.Budget(
+                    totalBytes: check.settings.maxBytes,
+                    deadline: MonotonicClock.seconds() + check.daemon.timeoutSeconds * Double(Self.downloadFactor)
+                )
+                let (read, parsed) = try await check.readFile(path, into: evaluators, limits: limits)
+                // What sharing saves, said: one pass for every package asked about (issue 55).
+                let records = read.first?.recordsRead ?? 0
+                logger.info(
+                    "advisories: one pass over \(records) records of \(source) (\(parsed) parsed) for \(read.count) package\(read.count == 1 ? "" : "s") and version\(read.count == 1 ? "" : "s") asked about",
+                    metadata: ["SSVC_URL": "\(source)"]
+                )
+                return read
+            }
+        )
     }
 
     /// An export zip (over https, http or from a file) or a folder of
-    /// records. A download goes to a file in the state directory, read
-    /// there in bounded memory and removed.
-    private func readMirror(
-        _ evaluator: inout AdvisoryEvaluator, validators: (etag: String?, lastModified: String?), fetcher: any HTTPTransport, options: FetchOptions,
-        now: Date
-    ) async throws(Failure) -> MirrorRead? {
-        let limits = AdvisoryFiles.Budget(
-            totalBytes: settings.maxBytes, deadline: MonotonicClock.seconds() + daemon.timeoutSeconds * Double(Self.downloadFactor)
-        )
+    /// records, validated against `validators`: nil when unchanged, else
+    /// the file to read, its signature accepted. A download goes to the
+    /// mirror's one file in the state directory, through a partial file
+    /// renamed once whole and accepted.
+    private func fetchMirror(
+        validators: (etag: String?, lastModified: String?), newestSignature: Date?, download target: String, fetcher: any HTTPTransport,
+        options: FetchOptions, now: Date
+    ) async throws(Failure) -> MirrorShare.Kept? {
         if settings.source.lowercased().hasPrefix("file://") {
             guard let path = URL(string: "file://" + settings.source.dropFirst(7))?.path, !path.isEmpty else {
                 throw Failure(description: "'\(URLText.masked(settings.source))' is not a file URL")
@@ -202,18 +227,18 @@ struct AdvisoryCheck: Sendable {
             // A local mirror's validator: its identity, size and time.
             let identity = AdvisoryFiles.identity(of: path)
             if let identity, identity == validators.etag { return nil }
-            let signedAt = try await verify(path, fetcher: fetcher, options: options, now: now)
-            try await readFile(path, into: &evaluator, limits: limits)
-            return MirrorRead(etag: identity, lastModified: nil, signedAt: signedAt)
+            let signedAt = try await verify(path, newest: newestSignature, fetcher: fetcher, options: options, now: now)
+            return MirrorShare.Kept(path: path, etag: identity, lastModified: nil, signedAt: signedAt, downloaded: false)
         }
-        let partial = daemon.stateDirectory + "/.advisories-\(app.name).zip"
+        let partial = target + ".part"
         let file = open(partial, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard file >= 0 else {
             throw Failure(description: "cannot write \(partial): \(String(cString: strerror(errno)))")
         }
+        var kept = false
         defer {
             close(file)
-            unlink(partial)
+            if !kept { unlink(partial) }
         }
         let outcome: FetchOutcome
         do {
@@ -226,15 +251,18 @@ struct AdvisoryCheck: Sendable {
             throw Failure(description: "\(URLText.masked(settings.source)): \(error.description)", retryAfter: error.retryAfter)
         }
         guard case let .body(_, etag, lastModified) = outcome else { return nil }
-        let signedAt = try await verify(partial, fetcher: fetcher, options: options, now: now)
-        try await readFile(partial, into: &evaluator, limits: limits)
-        return MirrorRead(etag: etag, lastModified: lastModified, signedAt: signedAt)
+        let signedAt = try await verify(partial, newest: newestSignature, fetcher: fetcher, options: options, now: now)
+        guard rename(partial, target) == 0 else {
+            throw Failure(description: "cannot rename \(partial) to \(target): \(String(cString: strerror(errno)))")
+        }
+        kept = true
+        return MirrorShare.Kept(path: target, etag: etag, lastModified: lastModified, signedAt: signedAt, downloaded: true)
     }
 
     /// With `public-keys`, the export's minisign signature accepted as a
     /// document's is, over the file as it lies on disk (hashed as it is
     /// read), before any record of it is read; nil when none is asked for.
-    private func verify(_ path: String, fetcher: any HTTPTransport, options: FetchOptions, now: Date) async throws(Failure) -> Date? {
+    private func verify(_ path: String, newest: Date?, fetcher: any HTTPTransport, options: FetchOptions, now: Date) async throws(Failure) -> Date? {
         guard let requirement = settings.signature else { return nil }
         let outcome: FetchOutcome
         do {
@@ -243,7 +271,6 @@ struct AdvisoryCheck: Sendable {
             throw Failure(description: error.description, retryAfter: error.retryAfter)
         }
         guard case let .body(bytes, _, _) = outcome else { throw Failure(description: "signature \(URLText.masked(requirement.url)): 304 to a plain request") }
-        let newest = stored?.newestSignatureTime
         let result = await Offload.run("io.ssvc.advisories-signature") {
             Result { () throws(SignatureProblem) in try requirement.acceptFile(at: path, signature: bytes, etag: nil, now: now, newestAccepted: newest) }
         }
@@ -257,9 +284,11 @@ struct AdvisoryCheck: Sendable {
     /// How many times `timeout-seconds` a mirror's download may take in all.
     static let downloadFactor = 20
 
-    /// Reads the records at `path` off the executor, within the download's time.
-    private func readFile(_ path: String, into evaluator: inout AdvisoryEvaluator, limits: AdvisoryFiles.Budget) async throws(Failure) {
-        let start = evaluator
+    /// Reads the records at `path` off the executor for every evaluator
+    /// in one pass, within 20 times `timeout-seconds`.
+    private func readFile(
+        _ path: String, into start: [AdvisoryEvaluator], limits: AdvisoryFiles.Budget
+    ) async throws(Failure) -> (evaluators: [AdvisoryEvaluator], parsed: Int) {
         // One source in memory at a time in the daemon (`ReadTurns`).
         let turns = ReadTurns.of(daemon: daemon.stateDirectory)
         guard await turns.take() else { throw Failure(description: "the daemon stopped before \(path) was read") }
@@ -268,12 +297,12 @@ struct AdvisoryCheck: Sendable {
         var limits = limits
         limits.abandoned = { cancellation.isSet }
         let result = await Offload.run("io.ssvc.advisories", within: daemon.timeoutSeconds * Double(Self.downloadFactor), cancellation: cancellation) {
-            [limits] () -> Result<AdvisoryEvaluator, AdvisoryFiles.Failure> in
+            [limits] () -> Result<([AdvisoryEvaluator], Int), AdvisoryFiles.Failure> in
             defer { Self.endRead(turns) }
-            var evaluator = start
+            var evaluators = start
             do throws(AdvisoryFiles.Failure) {
-                try AdvisoryFiles.read(path: path, into: &evaluator, limits: limits)
-                return .success(evaluator)
+                let parsed = try AdvisoryFiles.read(path: path, into: &evaluators, limits: limits)
+                return .success((evaluators, parsed))
             } catch {
                 return .failure(error)
             }
@@ -282,7 +311,7 @@ struct AdvisoryCheck: Sendable {
         // of it and the wait sees the time first (issue 51).
         let late = "reading \(path) took longer than \(Fetcher.limitText(timeoutSeconds: daemon.timeoutSeconds, factor: Self.downloadFactor))"
         switch result {
-        case let .success(read)?: evaluator = read
+        case let .success(read)?: return read
         case let .failure(error)? where error.timedOut: throw Failure(description: late)
         case let .failure(error)?: throw Failure(description: error.description)
         case nil: throw Failure(description: late)
