@@ -77,6 +77,13 @@ extension CheckService {
         let policyChanged = next.daemon.policy != configuration.daemon.policy
         let settingsChanged = next.apps != configuration.apps || next.daemon != configuration.daemon
         configuration = next
+        expectMirrorReads()
+        // Mirrors no app reads any more: their downloads go.
+        let mirrors = next.apps.compactMap { app in
+            app.advisories.flatMap { $0.sourceKind == .api ? nil : Advisories.mirrorKey(app, settings: $0, daemon: next.daemon) }
+        }
+        let folder = next.daemon.stateDirectory
+        Task { @Sendable [folder, mirrors] in await MirrorShares.keep(daemon: folder, mirrors) }
         controlSettings.update(next.daemon)
         for app in next.apps where policyChanged || before[app.name] != app || plans[app.name] == nil {
             arm(app.name, atStart: true)

@@ -167,6 +167,7 @@ package actor CheckService: Service {
 
     /// Plans every app, settles the offers, writes the metrics and says READY=1.
     func start() {
+        expectMirrorReads()
         for app in configuration.apps { arm(app.name, atStart: true) }
         deriveReports()
         settleOffers()
@@ -174,6 +175,12 @@ package actor CheckService: Service {
         runtime.notify("READY=1\nSTATUS=\(summary())")
         logger.info("started with \(configuration.apps.count) apps", metadata: ["SSVC_STATE_DIR": "\(configuration.daemon.stateDirectory)"])
         idleMemory?.noteActivity()
+    }
+
+    /// Tells the advisory mirrors what the apps will ask them (issue 55).
+    func expectMirrorReads() {
+        let daemon = configuration.daemon
+        MirrorShares.expect(daemon: daemon.stateDirectory, configuration.apps.compactMap { AdvisoryCheck.expected($0, daemon: daemon) })
     }
 
     /// Releases what `init` made, for a service that will never run (the

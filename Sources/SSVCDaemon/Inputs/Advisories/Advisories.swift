@@ -130,11 +130,24 @@ enum Advisories: AppInput {
 
     // MARK: Reading
 
+    /// The app's network settings for its advisories' source: the app's
+    /// headers are its server's (its format's Accept too).
+    static func options(_ app: AppConfiguration, settings: AdvisorySettings, daemon: DaemonSettings) -> FetchOptions {
+        var options = app.fetchOptions(daemon).sending(to: settings.source, tokenFor: app.url ?? settings.source)
+        options.headers = []
+        return options
+    }
+
+    /// What makes two apps' mirrors one (`MirrorShares`).
+    static func mirrorKey(_ app: AppConfiguration, settings: AdvisorySettings, daemon: DaemonSettings) -> MirrorShares.Key {
+        MirrorShares.Key(
+            source: settings.source, options: options(app, settings: settings, daemon: daemon), signature: settings.signature, maxBytes: settings.maxBytes
+        )
+    }
+
     static func read(_ settings: AdvisorySettings, stored: AdvisoryData?, running: String, attempt: InputAttempt) async -> AdvisoryData {
         let app = attempt.app
-        var options = app.fetchOptions(attempt.daemon).sending(to: settings.source, tokenFor: app.url ?? settings.source)
-        // The app's headers are its server's (its format's Accept too).
-        options.headers = []
+        let options = options(app, settings: settings, daemon: attempt.daemon)
         let check = AdvisoryCheck(app: app, settings: settings, daemon: attempt.daemon, stored: stored, logger: attempt.logger)
         return await check.run(running: running, written: attempt.written, fetcher: attempt.fetcher, options: options, now: attempt.now)
     }

@@ -31,14 +31,10 @@ struct AdvisoryCheck: Sendable {
         }
         var evaluator: AdvisoryEvaluator
         do {
-            // dpkg's version has no other spelling; the app's own may.
-            evaluator = try AdvisoryEvaluator(
-                ecosystem: settings.ecosystem, package: package, version: version, written: version == running ? written : nil
-            )
+            evaluator = try Self.evaluator(settings, package: package, version: version, written: version == running ? written : nil)
         } catch {
             return previous.failed("advisories: running version \(error)", at: now)
         }
-        evaluator.ignoring = Set(settings.ignores.map(\.id))
         // Validators only for the data of this version: another one reads the source in full.
         let sameVersion = previous.version == version && previous.checked != nil
         do {
@@ -66,6 +62,25 @@ struct AdvisoryCheck: Sendable {
         } catch {
             return previous.failed("advisories: \(error.description)", at: now, retryAfter: error.retryAfter)
         }
+    }
+
+    /// What evaluates the records for `package` at `version`; `written`:
+    /// the app's own spelling of it (dpkg's version has no other).
+    static func evaluator(_ settings: AdvisorySettings, package: String, version: String, written: String?) throws(VersionError) -> AdvisoryEvaluator {
+        var evaluator = try AdvisoryEvaluator(ecosystem: settings.ecosystem, package: package, version: version, written: written)
+        evaluator.ignoring = Set(settings.ignores.map(\.id))
+        return evaluator
+    }
+
+    /// What `app`'s check will ask its mirror, when the configuration
+    /// says it (a fixed version, a package not read from dpkg), with the
+    /// mirror's key; nil otherwise.
+    static func expected(_ app: AppConfiguration, daemon: DaemonSettings) -> (MirrorShares.Key, AdvisoryEvaluator)? {
+        guard let settings = app.advisories, settings.sourceKind != .api, case let .fixed(written) = app.version,
+              let running = try? app.versionScheme.normalized(written),
+              let seed = try? evaluator(settings, package: settings.package ?? app.appID, version: running, written: written)
+        else { return nil }
+        return (Advisories.mirrorKey(app, settings: settings, daemon: daemon), seed)
     }
 
     struct Failure: Error, CustomStringConvertible {
@@ -231,7 +246,9 @@ struct AdvisoryCheck: Sendable {
             return MirrorShare.Kept(path: path, etag: identity, lastModified: nil, signedAt: signedAt, downloaded: false)
         }
         let partial = target + ".part"
-        let file = open(partial, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        // Made afresh, never one found there (a state folder others can write to).
+        unlink(partial)
+        let file = open(partial, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard file >= 0 else {
             throw Failure(description: "cannot write \(partial): \(String(cString: strerror(errno)))")
         }

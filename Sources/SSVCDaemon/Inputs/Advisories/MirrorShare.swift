@@ -81,16 +81,24 @@ actor MirrorShare {
 
     /// The file a download goes to, in the state folder: this share's alone.
     let download: String
+    /// Targets known from the configuration before any check asks (an
+    /// app's fixed version): the first pass reads them too, so that apps
+    /// whose checks wait for a slot are not left to a pass of their own.
+    private let expected = NIOLockedValueBox<[Target: AdvisoryEvaluator]>([:])
     private var file: Kept?
-    /// When the file was fetched, and when the source was last found unchanged or fetched.
-    private var fileSince: Date?
+    /// When the source was last found unchanged or fetched.
     private var validated: Date?
     /// Validations made: a check counts one made after it began, whatever the clock says.
     private var validations = 0
     /// The ETag a 304 confirmed while no file is kept: apps holding it keep their findings.
     private var confirmed: String?
-    /// Every target asked about while the file is current, and when.
-    private var targets: [Target: (seed: AdvisoryEvaluator, asked: Date)] = [:]
+    /// Every target asked about, with the number of the file current
+    /// when it last was: a new file keeps those asked during the last one's life.
+    private var targets: [Target: (seed: AdvisoryEvaluator, asked: Int)] = [:]
+    private var fileNumber = 0
+    /// The newest signature time any asking app has accepted: no download
+    /// older than it is accepted, and no app is answered from one.
+    private var newestSignature: Date?
     private var findings: [Target: AdvisoryEvaluator] = [:]
     private var running: Task<Result<Void, AdvisoryCheck.Failure>, Never>?
     /// Passes over a file and the targets they read: what `make bench` shows.
@@ -102,43 +110,66 @@ actor MirrorShare {
         self.download = download
     }
 
+    /// What the configuration says the apps will ask (from any thread).
+    nonisolated func expect(_ seeds: [AdvisoryEvaluator]) {
+        expected.withLockedValue { expected in
+            expected = [:]
+            for seed in seeds { expected[Target(seed)] = seed }
+        }
+    }
+
     /// The finding for `seed`'s target, or unchanged; see the type's table.
     func read(_ seed: AdvisoryEvaluator, asker: Asker, reuse: TimeInterval, work: Work, now: Date) async throws(AdvisoryCheck.Failure) -> Answer {
         let target = Target(seed)
-        targets[target] = (seed, now)
         let validationsBefore = validations
+        if let mine = asker.newestSignature { newestSignature = max(newestSignature ?? mine, mine) }
         // A pass this check started or waited for answers it, so it starts
         // at most two. A server answering 304 to a request without
         // validators (no file to read) leaves the app's findings as they
         // are, as before.
         var started = 0
         while true {
+            targets[target] = (seed, fileNumber)
+            var failed: AdvisoryCheck.Failure?
             if let running {
-                // A pass that failed (the source unreachable) fails every
-                // check that waited for it: none starts another at once.
                 // One app's stop (the daemon's) ends the shared work.
                 if case let .failure(error) = await withTaskCancellationHandler(operation: { await running.value }, onCancel: { running.cancel() }) {
-                    throw error
+                    failed = error
                 }
             }
             // Validated since this check began (by its own pass, or one it
             // waited for), or within `reuse` before it.
             let fresh = validations > validationsBefore || (validated.map { now >= $0 && now.timeIntervalSince($0) < reuse } ?? false)
             if fresh {
-                if let found = findings[target], let file { return .read(found, file) }
+                if let found = findings[target], let file { return try answer(found, file, asker) }
                 if file == nil, asker.sameVersion, let etag = asker.etag, etag == confirmed { return .unchanged }
             }
+            // A pass that failed (the source unreachable) fails every check
+            // that waited for it and has no answer: none starts another at once.
+            if let failed { throw failed }
             if Task.isCancelled { throw AdvisoryCheck.Failure(description: "the daemon stopped before the mirror was read") }
             // Another check started a pass while this one waited: wait for it too.
             guard running == nil else { continue }
             guard started < 2 else { break }
             started += 1
-            let validate = !fresh || file == nil
+            // A local mirror's own file is looked at again before each pass: it may have changed in place.
+            let validate = !fresh || file == nil || file?.downloaded == false
             running = Task { await self.pass(validate: validate, asker: asker, work: work, now: now) }
         }
-        if let found = findings[target], let file { return .read(found, file) }
+        if let found = findings[target], let file { return try answer(found, file, asker) }
         guard file != nil else { return .unchanged }
         throw AdvisoryCheck.Failure(description: "\(target.package) was not read in the mirror's passes")
+    }
+
+    /// A finding for an app, unless the file's signature is older than
+    /// one the app has accepted: a rollback, refused as a download of its own would be.
+    private func answer(_ found: AdvisoryEvaluator, _ file: Kept, _ asker: Asker) throws(AdvisoryCheck.Failure) -> Answer {
+        if let mine = asker.newestSignature, let signed = file.signedAt, signed < mine {
+            throw AdvisoryCheck.Failure(
+                description: "signature rejected: signed \(RFC3339.format(signed)), before the signature already accepted (\(RFC3339.format(mine))): refused as a rollback"
+            )
+        }
+        return .read(found, file)
     }
 
     /// Validates the source when asked, then reads the file once for the
@@ -149,12 +180,13 @@ actor MirrorShare {
             if validate {
                 // The kept file's validators; without one, the asker's, whose findings a 304 keeps.
                 let validators = file.map { ($0.etag, $0.lastModified) } ?? (asker.sameVersion ? (asker.etag, asker.lastModified) : (nil, nil))
-                let newest = [file?.signedAt, asker.newestSignature].compactMap { $0 }.max()
+                let newest = [file?.signedAt, newestSignature].compactMap { $0 }.max()
                 if let fetched = try await work.fetch(validators, newest, download) {
                     if let old = file, old.path != fetched.path { MirrorShares.discard(old) }
                     // Targets no app asked about while the last file was current are gone.
-                    if let since = fileSince { targets = targets.filter { $0.value.asked >= since } }
-                    (file, fileSince, findings, confirmed) = (fetched, now, [:], nil)
+                    targets = targets.filter { $0.value.asked >= fileNumber }
+                    fileNumber += 1
+                    (file, findings, confirmed) = (fetched, [:], nil)
                     downloads += 1
                 } else if file == nil {
                     confirmed = validators.0
@@ -163,6 +195,7 @@ actor MirrorShare {
                 validations += 1
             }
             guard let file else { return .success(()) }
+            for (target, seed) in expected.withLockedValue({ $0 }) where targets[target] == nil { targets[target] = (seed, fileNumber) }
             let missing = targets.filter { findings[$0.key] == nil }
             guard !missing.isEmpty else { return .success(()) }
             let read = try await work.read(file.path, missing.map(\.value.seed))
@@ -179,9 +212,10 @@ actor MirrorShare {
     func close() {
         running?.cancel()
         if let file { MirrorShares.discard(file) }
-        (file, fileSince, validated, confirmed) = (nil, nil, nil, nil)
+        (file, validated, confirmed) = (nil, nil, nil)
         findings = [:]
         targets = [:]
+        expected.withLockedValue { $0 = [:] }
     }
 }
 
@@ -208,6 +242,34 @@ enum MirrorShares {
             daemons[stateDirectory, default: []].append((key, share))
             return share
         }
+    }
+
+    /// Tells each mirror what the configuration says its apps will ask
+    /// (`AdvisoryCheck.expected`), at a start and a reload: a check that
+    /// waits for a slot while the first pass runs is read by it all the
+    /// same (ten apps on one mirror, eight checks at a time, took two
+    /// passes at the start; a hundred took thirteen).
+    static func expect(daemon stateDirectory: String, _ seeds: [(key: Key, seed: AdvisoryEvaluator)]) {
+        var byKey: [(key: Key, seeds: [AdvisoryEvaluator])] = []
+        for (key, seed) in seeds {
+            if let index = byKey.firstIndex(where: { $0.key == key }) { byKey[index].seeds.append(seed) } else { byKey.append((key, [seed])) }
+        }
+        for (key, seeds) in byKey { share(daemon: stateDirectory, key: key).expect(seeds) }
+        let others = daemons.withLockedValue { $0[stateDirectory, default: []] }.filter { share in !byKey.contains { $0.key == share.key } }
+        for (_, share) in others { share.expect([]) }
+    }
+
+    /// A reload: the shares of mirrors no app reads any more are closed,
+    /// their downloads removed.
+    static func keep(daemon stateDirectory: String, _ keys: [Key]) async {
+        let gone = daemons.withLockedValue { daemons in
+            let (kept, gone) = daemons[stateDirectory, default: []].reduce(into: ([(key: Key, share: MirrorShare)](), [MirrorShare]())) { parts, share in
+                if keys.contains(share.key) { parts.0.append(share) } else { parts.1.append(share.share) }
+            }
+            daemons[stateDirectory] = kept
+            return gone
+        }
+        for share in gone { await share.close() }
     }
 
     /// The daemon stops: its shares' files are removed.
