@@ -80,19 +80,25 @@ extension DaemonFigures {
     func mirrorDaemon(
         apps: Int, link: String, ecosystem: String, package: String
     ) throws(BenchError) -> (DaemonUnderTest, VarlinkClient, DaemonUnderTest.Memory) {
-        let daemon = try DaemonUnderTest(
-            ssvcd: ssvcd, apps: apps, url: nil, minimumInterval: 0,
-            appSettings: """
-                advisories = "osv"
-                advisories-url = "file://\(link)"
-                advisories-ecosystem = "\(ecosystem)"
-                advisories-package = "\(package)"
-                """
-        )
+        let daemon = try advisoryDaemon(apps: apps, source: "file://" + link, ecosystem: ecosystem, package: package, minimumInterval: 0)
         try daemon.waitForFirstChecks(member: "advisoriesChecked")
         let connection = try daemon.connect()
         sleep(Self.settle)
         return (daemon, connection, daemon.memory())
+    }
+
+    /// A daemon of `apps` apps with advisories only from `source`; each
+    /// asks about `package`, or about its own name when nil.
+    func advisoryDaemon(apps: Int, source: String, ecosystem: String, package: String?, minimumInterval: Int) throws(BenchError) -> DaemonUnderTest {
+        try DaemonUnderTest(
+            ssvcd: ssvcd, apps: apps, url: nil, minimumInterval: minimumInterval,
+            appSettings: """
+                advisories = "osv"
+                advisories-url = "\(source)"
+                advisories-ecosystem = "\(ecosystem)"
+                \(package.map { "advisories-package = \"\($0)\"" } ?? "")
+                """
+        )
     }
 
     /// Seconds the peak is still watched after the read's `Check` returns.

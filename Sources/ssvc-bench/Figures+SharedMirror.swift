@@ -27,14 +27,7 @@ extension DaemonFigures {
         defer { server.shutdown() }
         let url = "http://127.0.0.1:\(server.port)/\(ecosystem)/all.zip"
         let started = MonotonicClock.seconds()
-        let daemon = try DaemonUnderTest(
-            ssvcd: ssvcd, apps: apps, url: nil, minimumInterval: 30,
-            appSettings: """
-                advisories = "osv"
-                advisories-url = "\(url)"
-                advisories-ecosystem = "\(ecosystem)"
-                """
-        )
+        let daemon = try advisoryDaemon(apps: apps, source: url, ecosystem: ecosystem, package: nil, minimumInterval: 30)
         try daemon.waitForFirstChecks(member: "advisoriesChecked")
         let seconds = MonotonicClock.seconds() - started
         let first = served.withLock { $0 }
