@@ -140,9 +140,7 @@ enum Advisories: AppInput {
 
     /// What makes two apps' mirrors one (`MirrorShares`).
     static func mirrorKey(_ app: AppConfiguration, settings: AdvisorySettings, daemon: DaemonSettings) -> MirrorShares.Key {
-        MirrorShares.Key(
-            source: settings.source, options: options(app, settings: settings, daemon: daemon), signature: settings.signature, maxBytes: settings.maxBytes
-        )
+        MirrorShares.Key(settings, options: options(app, settings: settings, daemon: daemon))
     }
 
     static func read(_ settings: AdvisorySettings, stored: AdvisoryData?, running: String, attempt: InputAttempt) async -> AdvisoryData {

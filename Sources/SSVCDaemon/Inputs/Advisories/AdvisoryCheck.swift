@@ -44,10 +44,7 @@ struct AdvisoryCheck: Sendable {
                 return previous.read(evaluator, etag: nil, lastModified: nil, at: now)
             case .folder, .zip:
                 // Shared with every app of this daemon on the same mirror (issue 55).
-                let share = MirrorShares.share(
-                    daemon: daemon.stateDirectory,
-                    key: MirrorShares.Key(source: settings.source, options: options, signature: settings.signature, maxBytes: settings.maxBytes)
-                )
+                let share = MirrorShares.share(daemon: daemon.stateDirectory, key: MirrorShares.Key(settings, options: options))
                 let asker = MirrorShare.Asker(
                     etag: previous.etag, lastModified: previous.lastModified, sameVersion: sameVersion, newestSignature: previous.newestSignatureTime
                 )

@@ -101,10 +101,6 @@ actor MirrorShare {
     private var newestSignature: Date?
     private var findings: [Target: AdvisoryEvaluator] = [:]
     private var running: Task<Result<Void, AdvisoryCheck.Failure>, Never>?
-    /// Passes over a file and the targets they read: what `make bench` shows.
-    private(set) var passes = 0
-    private(set) var passTargets = 0
-    private(set) var downloads = 0
 
     init(download: String) {
         self.download = download
@@ -187,7 +183,6 @@ actor MirrorShare {
                     targets = targets.filter { $0.value.asked >= fileNumber }
                     fileNumber += 1
                     (file, findings, confirmed) = (fetched, [:], nil)
-                    downloads += 1
                 } else if file == nil {
                     confirmed = validators.0
                 }
@@ -200,8 +195,6 @@ actor MirrorShare {
             guard !missing.isEmpty else { return .success(()) }
             let read = try await work.read(file.path, missing.map(\.value.seed))
             for (target, evaluator) in zip(missing.keys, read) { findings[target] = evaluator }
-            passes += 1
-            passTargets += missing.count
             return .success(())
         } catch {
             return .failure(error)
@@ -229,6 +222,11 @@ enum MirrorShares {
         var options: FetchOptions
         var signature: SignatureRequirement?
         var maxBytes: Int
+
+        /// An app's advisory source, fetched with `options`.
+        init(_ settings: AdvisorySettings, options: FetchOptions) {
+            (source, self.options, signature, maxBytes) = (settings.source, options, settings.signature, settings.maxBytes)
+        }
     }
 
     private static let daemons = NIOLockedValueBox<[String: [(key: Key, share: MirrorShare)]]>([:])
