@@ -4,9 +4,9 @@
 SWIFT      ?= swift
 BUILD_DIR  := .build/debug
 RUN_DIR    := $(CURDIR)/run
-APT_NEEDS  := libsystemd-dev libsodium-dev zlib1g-dev libdeflate-dev pkg-config scdoc tzdata
+APT_NEEDS  := libsodium-dev zlib1g-dev libdeflate-dev pkg-config scdoc tzdata
 # What the tests run besides the build: command → the Debian package that has it.
-TEST_NEEDS := openssl:openssl /usr/bin/python3:python3 /lib/systemd/systemd-journald:systemd journalctl:systemd \
+TEST_NEEDS := openssl:openssl /usr/bin/python3:python3 /lib/systemd/systemd-journald:systemd journalctl:systemd systemd-id128:systemd \
   systemd-nspawn:systemd-container debootstrap:debootstrap nsenter:util-linux tinyproxy:tinyproxy \
   minisign:minisign prometheus-node-exporter:prometheus-node-exporter prometheus:prometheus promtool:prometheus \
   mandoc:mandoc lintian:lintian /usr/bin/strace:strace

@@ -9,7 +9,7 @@ import PackageDescription
 /// libFuzzer's coverage instrumentation and only the fuzz tool links
 /// libFuzzer; the ThreadSanitizer build has no fuzz tool.
 let sanitizer = Context.environment["SSVC_SANITIZING"]
-let notSanitized: Set<String> = sanitizer == "thread" ? ["IntegrationTests", "ssvcd", "ssvcctl", "ssvc-fuzz"] : ["IntegrationTests", "ssvcd", "ssvcctl"]
+let notSanitized: Set<String> = sanitizer == "thread" ? ["IntegrationTests", "SSVCDTests", "ssvcd", "ssvcctl", "ssvc-fuzz"] : ["IntegrationTests", "SSVCDTests", "ssvcd", "ssvcctl"]
 
 let package = Package(
     name: "ssvc",
@@ -47,12 +47,10 @@ let package = Package(
             resources: [.embedInCode("io.ssvc.Daemon.varlink")]
         ),
 
-        // The C boundary: the only module that sees libsystemd.
-        .systemLibrary(
-            name: "CSystemd",
-            pkgConfig: "libsystemd",
-            providers: [.apt(["libsystemd-dev"])]
-        ),
+        // systemd's protocols in C, without libsystemd: the native journal
+        // (iovecs, a sealed memfd passed with SCM_RIGHTS), socket activation
+        // and the watchdog's variables.
+        .target(name: "CSystemd"),
         .target(
             name: "SSVCSystemd",
             dependencies: ["CSystemd", "SSVCCore", "SSVCPosix", .product(name: "Logging", package: "swift-log")]
@@ -128,7 +126,7 @@ let package = Package(
             ]
         ),
         // The client and the benchmark stay off NIO, AsyncHTTPClient
-        // and libsystemd: they link the core, the protocol and the POSIX
+        // and the journal: they link the core, the protocol and the POSIX
         // layer, and the client the signature check for `evaluate`.
         .executableTarget(
             name: "ssvcctl",
@@ -171,7 +169,7 @@ let package = Package(
         .testTarget(name: "SSVCControlTests", dependencies: ["SSVCControl", "SSVCCore"]),
         .testTarget(
             name: "SSVCSystemdTests",
-            dependencies: ["CSystemd", "SSVCSigning", "SSVCSystemd", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["CSystemd", "SSVCSigning", "SSVCSystemd", "SSVCTestSupport", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(
             name: "SSVCDaemonTests",
@@ -185,6 +183,10 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOTestUtils", package: "swift-nio"),
             ]
+        ),
+        .testTarget(
+            name: "SSVCDTests",
+            dependencies: ["ssvcd", "SSVCSystemd", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         .testTarget(name: "BenchTests", dependencies: ["ssvc-bench", "SSVCArchive", "SSVCCore", "SSVCTestSupport"]),
         .testTarget(name: "IntegrationTests", dependencies: ["SSVCCore", "SSVCPosix", "SSVCTestSupport"]),

@@ -1,7 +1,8 @@
 @preconcurrency import Glibc
 import CSystemd
 
-/// Native journal entries through `sd_journal_sendv(3)`.
+/// Native journal entries, sent as `sd_journal_sendv(3)` sends them
+/// (`ssvc_journal_sendv`, without libsystemd).
 public enum Journal {
     /// The socket journald listens on; `auto` logging uses the journal when it exists.
     public static let socketPath = "/run/systemd/journal/socket"
@@ -24,10 +25,11 @@ public enum Journal {
         return UInt64(info.st_dev) == device && UInt64(info.st_ino) == inode
     }
 
-    /// Sends one entry of `NAME=value` fields; false when journald did not take it.
+    /// Sends one entry of `NAME=value` fields; false when journald did not
+/// take it, or none listens.
     /// Field names must be valid (see `fieldName(_:)`); values may hold any bytes.
     @discardableResult
-    public static func send(_ fields: [(name: String, value: String)]) -> Bool {
+    public static func send(_ fields: [(name: String, value: String)], socket: String = socketPath) -> Bool {
         // One buffer that outlives the call; the iovecs point into it.
         var buffer: [UInt8] = []
         var spans: [(offset: Int, length: Int)] = []
@@ -41,7 +43,7 @@ public enum Journal {
         return buffer.withUnsafeMutableBytes { raw -> Bool in
             guard let base = raw.baseAddress else { return false }
             var vectors = spans.map { iovec(iov_base: base + $0.offset, iov_len: $0.length) }
-            return sd_journal_sendv(&vectors, Int32(vectors.count)) >= 0
+            return ssvc_journal_sendv(socket, &vectors, Int32(vectors.count)) == 0
         }
     }
 

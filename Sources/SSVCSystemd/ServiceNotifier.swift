@@ -160,7 +160,7 @@ public final class ServiceNotifier: @unchecked Sendable {
     /// microseconds would otherwise keep a CPU busy pinging.
     public static func watchdogPingInterval() -> Duration? {
         var microseconds: UInt64 = 0
-        guard sd_watchdog_enabled(0, &microseconds) > 0, microseconds > 0 else { return nil }
+        guard ssvc_watchdog_enabled(&microseconds) > 0, microseconds > 0 else { return nil }
         return .microseconds(Int64(min(max(microseconds / 2, 100_000), UInt64(Int64.max))))
     }
 }

@@ -35,6 +35,13 @@ struct SSVCD: ParsableCommand {
     @Option(help: .hidden)
     var printToml: String?
 
+    /// A service manager's command line starts the daemon at once
+    /// (`StartArguments`); any other goes through ArgumentParser.
+    static func main() {
+        if let start = StartArguments.parse(CommandLine.arguments.dropFirst()) { start.start() }
+        main(nil)
+    }
+
     /// Synchronous, so that the daemon's executor is installed before any
     /// task starts; it never returns.
     func run() throws {
