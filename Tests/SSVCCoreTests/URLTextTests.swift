@@ -14,6 +14,12 @@ struct URLTextTests {
         ("user:pw@proxy:3128", "***@proxy:3128"),
         ("not a url", "not a url"),
         ("", ""),
+        // Read as bytes: a combining mark, a multi-byte user, `://` twice.
+        ("https://u\u{301}@h/", "https://***@h/"),
+        ("https://ü:ß@h/v", "https://***@h/v"),
+        ("a://b://c@d/e", "a://b://c@d/e"),
+        ("@", "***@"),
+        (":/", ":/"),
     ])
     func masked(url: String, shown: String) {
         #expect(URLText.masked(url) == shown)

@@ -27,6 +27,16 @@ package struct ProxyPolicy: Sendable, Equatable {
         self.app = app
     }
 
+    /// Whether every request goes direct, whatever its URL: no proxy is
+    /// set anywhere, or the app's or the daemon's `proxy` is `none`.
+    package var isDirect: Bool {
+        switch app ?? daemon {
+        case .direct?: true
+        case .server?: false
+        case nil: environment.https == nil && environment.http == nil && environment.all == nil
+        }
+    }
+
     /// The proxy for a request to `host` by `scheme` (`http` or `https`);
     /// nil to go direct. Asked again for each redirect target.
     package func server(scheme: String, host: String) -> ProxyServer? {

@@ -11,10 +11,18 @@ public enum URLText {
     /// credential, not in a URL. The one function that masks: every URL the
     /// daemon prints goes through it.
     public static func masked(_ url: String) -> String {
-        let afterScheme = url.firstRange(of: "://").map(\.upperBound) ?? url.startIndex
-        let rest = url[afterScheme...]
-        let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? rest.endIndex
-        guard let at = rest[..<authorityEnd].lastIndex(of: "@") else { return url }
-        return String(url[..<afterScheme]) + "***" + String(url[at...])
+        // Over the bytes: String's `firstRange(of:)` took 4.5 µs a URL,
+        // and every report asks (issue 55).
+        let bytes = Array(url.utf8)
+        var afterScheme = 0
+        if bytes.count >= 3 {
+            for index in 0...(bytes.count - 3) where bytes[index] == UInt8(ascii: ":") && bytes[index + 1] == UInt8(ascii: "/") && bytes[index + 2] == UInt8(ascii: "/") {
+                afterScheme = index + 3
+                break
+            }
+        }
+        let authorityEnd = bytes[afterScheme...].firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") } ?? bytes.count
+        guard let at = bytes[afterScheme..<authorityEnd].lastIndex(of: UInt8(ascii: "@")) else { return url }
+        return String(decoding: bytes[..<afterScheme], as: UTF8.self) + "***" + String(decoding: bytes[at...], as: UTF8.self)
     }
 }

@@ -42,7 +42,10 @@ extension AppConfiguration {
     /// The proxy its configured URL goes through, as the status shows it
     /// (password hidden); nil when direct or a file.
     package func proxyInUse(_ daemon: DaemonSettings) -> String? {
-        guard let target = url.flatMap(FetchTarget.init), target.scheme == "http" || target.scheme == "https" else { return nil }
-        return fetchOptions(daemon).proxy.server(scheme: target.scheme, host: target.host)?.description
+        let policy = fetchOptions(daemon).proxy
+        // Most machines have no proxy: the URL is not parsed for nothing
+        // (each report asks, 1,000 apps at a start; issue 55).
+        guard !policy.isDirect, let target = url.flatMap(FetchTarget.init), target.scheme == "http" || target.scheme == "https" else { return nil }
+        return policy.server(scheme: target.scheme, host: target.host)?.description
     }
 }

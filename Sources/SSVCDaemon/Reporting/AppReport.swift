@@ -83,8 +83,10 @@ final class AppReport: Sendable {
         let notes = requirements.map(\.note) + [offer?.note].compactMap { $0 } + (undeferred + [below]).compactMap { $0 }
             + [state.decision?.note, state.decision.flatMap(limits.note)].compactMap { $0 } + verdicts.flatMap { $0.notes }
         note = notes.isEmpty ? nil : notes.joined(separator: "; ")
-        maskedURL = app.url.map(URLText.masked)
-        proxy = app.proxyInUse(daemon)
+        // A report made to restore what was last told is never shown: the
+        // URL and proxy, 8 µs an app, are left out of it.
+        maskedURL = restoring ? nil : app.url.map(URLText.masked)
+        proxy = restoring ? nil : app.proxyInUse(daemon)
         validUntil = Self.validity(app: app, state: state, now: now, inputs: verdicts.flatMap { $0.changesAt })
     }
 
