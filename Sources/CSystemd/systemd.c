@@ -60,7 +60,7 @@ static int write_all(int fd, struct iovec *vectors, int count) {
 }
 
 /// The entry in a sealed memfd, its descriptor passed to journald.
-static int send_through_memfd(int socket_fd, const struct sockaddr_un *address, socklen_t address_length, struct iovec *vectors, int count) {
+static int send_through_memfd(int socket_fd, const struct sockaddr_un *address, socklen_t address_length, struct iovec *vectors, int count, int flags) {
     int data = memfd_create("journal-data", MFD_ALLOW_SEALING | MFD_CLOEXEC);
     if (data < 0) return -errno;
     int result = write_all(data, vectors, count);
@@ -80,7 +80,7 @@ static int send_through_memfd(int socket_fd, const struct sockaddr_un *address, 
         header->cmsg_type = SCM_RIGHTS;
         header->cmsg_len = CMSG_LEN(sizeof(int));
         memcpy(CMSG_DATA(header), &data, sizeof(int));
-        while (sendmsg(socket_fd, &message, MSG_NOSIGNAL) < 0) {
+        while (sendmsg(socket_fd, &message, flags) < 0) {
             if (errno != EINTR) {
                 result = -errno;
                 break;
@@ -91,7 +91,7 @@ static int send_through_memfd(int socket_fd, const struct sockaddr_un *address, 
     return result;
 }
 
-int ssvc_journal_sendv(const char *path, const struct iovec *fields, int count) {
+int ssvc_journal_sendv(const char *path, const struct iovec *fields, int count, int wait) {
     if (count <= 0 || count > MAX_FIELDS) return -EINVAL;
     struct sockaddr_un address = {.sun_family = AF_UNIX};
     size_t path_length = strlen(path);
@@ -132,14 +132,18 @@ int ssvc_journal_sendv(const char *path, const struct iovec *fields, int count) 
         .msg_name = &address, .msg_namelen = address_length,
         .msg_iov = vectors, .msg_iovlen = (size_t)used,
     };
+    int flags = MSG_NOSIGNAL | (wait ? 0 : MSG_DONTWAIT);
     for (;;) {
-        if (sendmsg(fd, &message, MSG_NOSIGNAL) >= 0) return 0;
+        if (sendmsg(fd, &message, flags) >= 0) return 0;
         if (errno != EINTR) break;
     }
+    // journald's queue is full: the caller decides whether to wait.
+    if (!wait && (errno == EAGAIN || errno == EWOULDBLOCK)) return -EAGAIN;
     // Too large for a datagram, or no room in the buffer for it: as
     // libsystemd does, the entry goes in a file.
     if (errno != EMSGSIZE && errno != ENOBUFS && errno != EAGAIN) return -errno;
-    return send_through_memfd(fd, &address, address_length, vectors, used);
+    int result = send_through_memfd(fd, &address, address_length, vectors, used, flags);
+    return result == -EWOULDBLOCK ? -EAGAIN : result;
 }
 
 /// A decimal number that is all of `text`; false otherwise.

@@ -28,7 +28,13 @@ package enum DaemonMain {
         IdleMemoryReleaser.limitArenas(environment: ProcessEnvironment.variables())
         MainQueueExecutor.install()
         Task {
-            exit(await run(overrides: overrides, logTarget: logTarget, descriptors: descriptors))
+            let status = await run(overrides: overrides, logTarget: logTarget, descriptors: descriptors)
+            // The last entries ("stopped; state written") may wait for a
+            // busy journald: up to 3 s, as for STOPPING=1.
+            await withCheckedContinuation { (sent: CheckedContinuation<Void, Never>) in
+                JournalSender.shared.afterSent(within: 3) { sent.resume() }
+            }
+            exit(status)
         }
         dispatchMain()
     }

@@ -1,5 +1,8 @@
 @preconcurrency import Glibc
 import CSystemd
+import Dispatch
+import SSVCPosix
+import Synchronization
 
 /// Native journal entries, sent as `sd_journal_sendv(3)` sends them
 /// (`ssvc_journal_sendv`, without libsystemd).
@@ -25,26 +28,39 @@ public enum Journal {
         return UInt64(info.st_dev) == device && UInt64(info.st_ino) == inode
     }
 
-    /// Sends one entry of `NAME=value` fields; false when journald did not
-/// take it, or none listens.
-    /// Field names must be valid (see `fieldName(_:)`); values may hold any bytes.
+    /// One entry's fields, `NAME=value` each, in one buffer.
+    public struct Entry: Sendable {
+        var bytes: [UInt8] = []
+        var spans: [Range<Int>] = []
+
+        /// Field names must be valid (see `fieldName(_:)`); values may hold any bytes.
+        public init(_ fields: [(name: String, value: String)]) {
+            for field in fields {
+                let start = bytes.count
+                bytes.append(contentsOf: field.name.utf8)
+                bytes.append(UInt8(ascii: "="))
+                bytes.append(contentsOf: field.value.utf8)
+                spans.append(start..<bytes.count)
+            }
+        }
+
+        /// `ssvc_journal_sendv`'s result: 0, or -errno.
+        func send(to socket: String, wait: Bool) -> Int32 {
+            var bytes = bytes
+            return bytes.withUnsafeMutableBytes { raw -> Int32 in
+                guard let base = raw.baseAddress else { return -EINVAL }
+                var vectors = spans.map { iovec(iov_base: base + $0.lowerBound, iov_len: $0.count) }
+                return ssvc_journal_sendv(socket, &vectors, Int32(vectors.count), wait ? 1 : 0)
+            }
+        }
+    }
+
+    /// Sends one entry and waits as long as journald does; true when
+    /// journald took it. For tests: the daemon sends through
+    /// `JournalSender`, which never waits.
     @discardableResult
     public static func send(_ fields: [(name: String, value: String)], socket: String = socketPath) -> Bool {
-        // One buffer that outlives the call; the iovecs point into it.
-        var buffer: [UInt8] = []
-        var spans: [(offset: Int, length: Int)] = []
-        for field in fields {
-            let start = buffer.count
-            buffer.append(contentsOf: field.name.utf8)
-            buffer.append(UInt8(ascii: "="))
-            buffer.append(contentsOf: field.value.utf8)
-            spans.append((start, buffer.count - start))
-        }
-        return buffer.withUnsafeMutableBytes { raw -> Bool in
-            guard let base = raw.baseAddress else { return false }
-            var vectors = spans.map { iovec(iov_base: base + $0.offset, iov_len: $0.length) }
-            return ssvc_journal_sendv(socket, &vectors, Int32(vectors.count)) == 0
-        }
+        Entry(fields).send(to: socket, wait: true) == 0
     }
 
     /// A valid journal field name for `key`: upper case, `A–Z 0–9 _` only,
@@ -58,4 +74,113 @@ public enum Journal {
         if name.isEmpty { name = "FIELD" }
         return String(name.prefix(64))
     }
+}
+
+/// Journal entries sent so that journald can never hold the daemon up.
+///
+/// Sent as libsystemd sends them, journald's socket blocks the sender once
+/// its queue is full: a journald that stops reading (stopped, wedged on a
+/// disk) stopped ssvcd after about ten entries, its socket and checks with
+/// it (issue 55). Here an entry is sent without waiting; one journald
+/// cannot take now waits, in order, on a queue of its own that sends it
+/// when journald reads again, and entries that come meanwhile join it.
+/// At most `maximumQueuedBytes` wait: past that, entries are dropped and
+/// counted, and the count is said in an entry of its own once journald
+/// reads again. An entry journald refuses (none listens, or it fails) is
+/// handed to `fallback`.
+public final class JournalSender: Sendable {
+    /// What became of an entry.
+    public enum Outcome: Equatable, Sendable {
+        /// journald took it.
+        case sent
+        /// It waits for journald; `fallback` runs if journald then refuses it.
+        case queued
+        /// journald reads nothing and the queue is full: counted, and said later.
+        case dropped
+        /// journald refused it.
+        case failed(Int32)
+    }
+
+    public static let shared = JournalSender(socket: Journal.socketPath)
+
+    /// The most the queue holds: a minute of a busy daemon's entries.
+    public static let maximumQueuedBytes = 4 << 20
+
+    private let socket: String
+    private let queue: DispatchQueue
+    private struct Waiting {
+        var entries = 0
+        var bytes = 0
+        var dropped = 0
+    }
+
+    private let waiting = Mutex(Waiting())
+
+    public init(socket: String) {
+        self.socket = socket
+        queue = DispatchQueue(label: "io.ssvc.journal")
+    }
+
+    /// Sends `entry` or queues it; never waits for journald.
+    public func send(_ entry: Journal.Entry, fallback: @escaping @Sendable () -> Void) -> Outcome {
+        // While entries wait, a new one joins them: journald keeps the order.
+        if waiting.withLock({ $0.entries == 0 }) {
+            let result = entry.send(to: socket, wait: false)
+            if result == 0 { return .sent }
+            if result != -EAGAIN { return .failed(-result) }
+        }
+        let size = entry.bytes.count
+        let accepted = waiting.withLock { waiting -> Bool in
+            guard waiting.bytes + size <= Self.maximumQueuedBytes else {
+                waiting.dropped += 1
+                return false
+            }
+            waiting.entries += 1
+            waiting.bytes += size
+            return true
+        }
+        guard accepted else { return .dropped }
+        queue.async { [self] in
+            let result = entry.send(to: socket, wait: true)
+            let dropped = waiting.withLock { waiting -> Int in
+                waiting.entries -= 1
+                waiting.bytes -= size
+                guard waiting.entries == 0 else { return 0 }
+                defer { waiting.dropped = 0 }
+                return waiting.dropped
+            }
+            if result != 0 { fallback() }
+            if dropped > 0 { sayDropped(dropped) }
+        }
+        return .queued
+    }
+
+    /// The entry that says how many were lost while journald read nothing.
+    private func sayDropped(_ count: Int) {
+        let message = "\(count) journal \(count == 1 ? "entry" : "entries") dropped while journald read nothing: more than \(Self.maximumQueuedBytes >> 20) MiB waited"
+        let entry = Journal.Entry([("MESSAGE", message), ("PRIORITY", "4"), ("SYSLOG_IDENTIFIER", "ssvcd"), ("SSVC_ERROR", message)])
+        if entry.send(to: socket, wait: true) != 0 { StandardError.writeLine("<4>" + message) }
+    }
+
+    /// Entries queued and not yet sent, and those dropped since journald last read: for tests.
+    public var backlog: (entries: Int, dropped: Int) {
+        waiting.withLock { ($0.entries, $0.dropped) }
+    }
+
+    /// Calls `done` once every entry queued before has been tried, or after
+    /// `seconds` in any case: a stop must not lose its last entries to a
+    /// busy journald, nor wait for ever on one that reads nothing.
+    public func afterSent(within seconds: Double, _ done: @escaping @Sendable () -> Void) {
+        let once = Mutex(false)
+        let finish: @Sendable () -> Void = {
+            if once.withLock({ fired in defer { fired = true }; return !fired }) { done() }
+        }
+        guard waiting.withLock({ $0.entries > 0 }) else { return finish() }
+        queue.async(execute: finish)
+        Self.deadlines.asyncAfter(deadline: .now() + seconds, execute: finish)
+    }
+
+    /// Where `afterSent`'s deadline runs: not the journal's queue, which a
+    /// journald that reads nothing holds.
+    private static let deadlines = DispatchQueue(label: "io.ssvc.journal.deadline")
 }

@@ -66,7 +66,13 @@ public struct JournalLogHandler: LogHandler {
                 ("SYSLOG_IDENTIFIER", identifier), ("CODE_FILE", file), ("CODE_LINE", String(line)),
                 ("CODE_FUNC", function),
             ] + fields.map { ($0.name, $0.value) }
-            if Journal.send(entry.map { (name: $0.0, value: $0.1) }) { return }
+            let text = message.description
+            let fallback: @Sendable () -> Void = { Self.writeStandardError(priority: priority, message: text, fields: fields) }
+            switch JournalSender.shared.send(Journal.Entry(entry.map { (name: $0.0, value: $0.1) }), fallback: fallback) {
+            case .sent, .queued, .dropped: return
+            case .failed: fallback()
+            }
+            return
         }
         Self.writeStandardError(priority: priority, message: message.description, fields: fields)
     }

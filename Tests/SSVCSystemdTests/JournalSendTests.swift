@@ -1,5 +1,7 @@
 import Foundation
+import Synchronization
 import SSVCSystemd
+import SSVCTestSupport
 import Testing
 
 /// The native journal protocol as ssvcd speaks it without libsystemd,
@@ -131,5 +133,45 @@ struct JournalSendTests {
         let journal = try FakeJournal()
         #expect(!Journal.send([(name: "MESSAGE", value: "lost?")], socket: journal.folder + "/none"))
         #expect(!Journal.send([(name: "MESSAGE", value: "x")], socket: String(repeating: "/long", count: 30)))
+    }
+
+    @Test("a journald that reads nothing never holds the sender: entries wait in order, past the bound they are counted, and the count is said once it reads")
+    func stalledJournal() async throws {
+        let journal = try FakeJournal()
+        let sender = JournalSender(socket: journal.path)
+        let padding = String(repeating: "x", count: 64 << 10)
+        // Sent off the pool: were a send to wait for this journald, which
+        // reads nothing yet, only this thread would hang, and the test fail.
+        let outcomes = Mutex<[JournalSender.Outcome]?>(nil)
+        Thread.detachNewThread {
+            let all = (0..<400).map { index in sender.send(Journal.Entry([("MESSAGE", "\(index) \(padding)")]), fallback: {}) }
+            outcomes.withLock { $0 = all }
+        }
+        let returned = await eventually(within: 20, every: 0.05) { outcomes.withLock { $0 != nil } }
+        try #require(returned, "400 sends to a journald that reads nothing did not all return")
+        let all = try #require(outcomes.withLock { $0 })
+        let kept = all.indices.filter { all[$0] != .dropped }
+        let dropped = all.count - kept.count
+        #expect(all.first == .sent)
+        #expect(all.contains(.queued) && dropped > 0, "\(all.filter { $0 == .sent }.count) sent, \(all.filter { $0 == .queued }.count) queued, \(dropped) dropped")
+        #expect(sender.backlog.dropped == dropped)
+        // Once sending waits, nothing is sent past the queue: the order holds.
+        let firstQueued = try #require(all.firstIndex(of: .queued))
+        #expect(!all[firstQueued...].contains(.sent))
+
+        // journald reads again: every entry not dropped arrives, in order,
+        // then one that says how many were dropped.
+        var messages: [String] = []
+        let drained = await eventually(within: 20, every: 0.01) {
+            while let datagram = journal.receive() {
+                let message = Self.fields(datagram.bytes).first { $0.0 == "MESSAGE" }.map { String(decoding: $0.1, as: UTF8.self) } ?? ""
+                messages.append(message.count > 200 ? String(message.prefix { $0 != " " }) : message)
+            }
+            return messages.count == kept.count + 1
+        }
+        #expect(drained, "\(messages.count) of \(kept.count + 1) entries arrived")
+        #expect(messages.dropLast() == kept.map(String.init))
+        #expect(messages.last == "\(dropped) journal entries dropped while journald read nothing: more than 4 MiB waited")
+        #expect(sender.backlog == (0, 0))
     }
 }

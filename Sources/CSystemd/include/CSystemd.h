@@ -14,8 +14,10 @@
 /// value holding a line feed goes in the binary-safe form. An entry too
 /// large for a datagram goes through a sealed memfd. 0 when journald took
 /// it, else -errno (-ENOENT when no journald listens, where libsystemd
-/// says 0 and the entry is lost).
-int ssvc_journal_sendv(const char *path, const struct iovec *fields, int count);
+/// says 0 and the entry is lost). With `wait` 0 it never blocks: -EAGAIN
+/// when journald's queue is full (libsystemd would wait as long as
+/// journald does not read).
+int ssvc_journal_sendv(const char *path, const struct iovec *fields, int count, int wait);
 
 /// sd_listen_fds(3) with unset_environment: how many descriptors systemd
 /// passed this process from 3 on (0 when none, or when `LISTEN_PID` names
