@@ -169,13 +169,12 @@ struct AdvisoryWorkTests {
         let (daemon, _) = try await Self.mirrorDaemon(records: 2_000, daemon: "timeout-seconds = 30")
         defer { daemon.abandon() }
         #expect(await daemon.wait { FileManager.default.fileExists(atPath: daemon.socketPath) }, "\(daemon.log)")
-        // The check at start is reading: the daemon spends CPU.
-        var reading = false
-        for _ in 0..<20 where !reading {
-            let before = try Self.cpuTicks(daemon.process.pid)
-            await pause(0.5)
-            reading = try Self.cpuTicks(daemon.process.pid) - before > 10
-        }
+        // The check at start is reading: the daemon has spent 0.2 s of CPU
+        // since its socket appeared. Counted in all, not per half second: on
+        // one core shared with the whole suite (the strict check, issue 49)
+        // it got less than a fifth of the core in every half second of ten.
+        let atSocket = try Self.cpuTicks(daemon.process.pid)
+        let reading = await daemon.wait(60) { ((try? Self.cpuTicks(daemon.process.pid)) ?? 0) - atSocket > 20 }
         #expect(reading, "the daemon never read: \(daemon.log)")
         #expect(await daemon.stop() == 0, "\(daemon.log)")
         // Before, the stop waited for the read to end (19 s for a release

@@ -18,8 +18,11 @@ func expectHealthy(_ daemon: DaemonProcess, sourceLocation: SourceLocation = #_s
     #expect(daemon.process.isRunning, sourceLocation: sourceLocation)
     let client = try RawConnection(daemon.socketPath)
     client.call("io.ssvc.Daemon.GetStatus")
-    guard case let .message(reply) = await client.receive() else {
-        Issue.record("no answer to GetStatus", sourceLocation: sourceLocation)
+    // Whether it answers, not how fast: on one core shared with the whole
+    // suite (the strict check, issue 49) 5 s once passed without an answer
+    // right after a flood. Speed has bounds of its own where it matters.
+    guard case let .message(reply) = await client.receive(within: 30) else {
+        Issue.record("no answer to GetStatus within 30 s", sourceLocation: sourceLocation)
         return
     }
     let apps = ((reply["parameters"] as? [String: Any])?["apps"] as? [Any]) ?? []
