@@ -135,7 +135,7 @@ struct AdvisoryWorkTests {
         #expect(await daemon.stop() == 0)
     }
 
-    @Test("a mirror read past its time stops with its check: answered naming the limit, then under 0.2 CPU-seconds in the next 3 s")
+    @Test("a mirror read past its time stops with its check: answered naming the limit, then under 0.5 CPU-seconds in the next 3 s")
     func readStopsAtDeadline() async throws {
         // 400 records: 4.5 s in all for a release build on 2 cores; 20
         // times timeout-seconds gives the read 0.2 s.
@@ -148,17 +148,22 @@ struct AdvisoryWorkTests {
             return Double(try Self.cpuTicks(daemon.process.pid) - before) / Double(sysconf(Int32(_SC_CLK_TCK)))
         }
         let limit = "reading \(zip) took longer than 20 times timeout-seconds (0.2 s)"
+        // A read that went on would take most of the 3 s. What the daemon
+        // does after an answer (state, metrics, journal) measured 0.20 s
+        // once on one core shared with the whole suite (the strict check,
+        // issue 49), and 0.2 was the bound.
+        let idle = 0.5
         // The check at start: its read stops when it answers.
         #expect(await daemon.wait(60) { (daemon.app("mirror")?["lastError"] as? String)?.contains(limit) == true }, "\(daemon.log)")
         let afterStart = try await spentNext3s()
-        #expect(afterStart < 0.2, "\(afterStart) s of CPU in the 3 s after the check at start answered")
+        #expect(afterStart < idle, "\(afterStart) s of CPU in the 3 s after the check at start answered")
         // The file changed: read again, not taken for the one read before.
         #expect(utimes(zip, nil) == 0)
         let check = try await Executable.run("ssvcctl", ["--socket", daemon.socketPath, "check", "mirror"])
         let afterCheck = try await spentNext3s()
         #expect(check.status == 12, "\(check.standardOutput)\(check.standardError)")
         #expect(check.standardOutput.contains(limit), "\(check.standardOutput)")
-        #expect(afterCheck < 0.2, "\(afterCheck) s of CPU in the 3 s after the check answered")
+        #expect(afterCheck < idle, "\(afterCheck) s of CPU in the 3 s after the check answered")
         #expect(await daemon.stop() == 0)
     }
 
