@@ -169,7 +169,7 @@ let package = Package(
         .testTarget(name: "SSVCControlTests", dependencies: ["SSVCControl", "SSVCCore"]),
         .testTarget(
             name: "SSVCSystemdTests",
-            dependencies: ["CSystemd", "SSVCSigning", "SSVCSystemd", "SSVCTestSupport", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["SSVCPosix", "SSVCSigning", "SSVCSystemd", "SSVCTestSupport", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(
             name: "SSVCDaemonTests",

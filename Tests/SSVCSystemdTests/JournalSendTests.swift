@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import SSVCPosix
 import SSVCSystemd
 import SSVCTestSupport
 import Testing
@@ -22,15 +23,7 @@ struct JournalSendTests {
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
             path = folder + "/socket"
             descriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-            var address = sockaddr_un()
-            address.sun_family = sa_family_t(AF_UNIX)
-            withUnsafeMutableBytes(of: &address.sun_path) { bytes in
-                for (index, byte) in path.utf8.enumerated() { bytes[index] = byte }
-            }
-            let bound = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-            }
-            guard descriptor >= 0, bound == 0 else { throw POSIXError(.EADDRNOTAVAIL) }
+            guard descriptor >= 0, UnixSocket.bind(descriptor, to: path) == 0 else { throw POSIXError(.EADDRNOTAVAIL) }
         }
 
         deinit {
