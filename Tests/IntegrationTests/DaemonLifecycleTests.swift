@@ -94,6 +94,21 @@ struct DaemonLifecycleTests {
         await #expect(daemon.stop() == 0)
     }
 
+    @Test("a descriptor passed as the socket that is none: exit 1, naming the descriptor systemd passed, not the configured path")
+    func passedDescriptorNotASocket() async throws {
+        let folder = try TemporaryFolder()
+        let config = try folder.file("ssvcd.toml", "[daemon]\nstate-dir = \"state\"\nsocket = \"socket\"\n\n" + appTable("n", url: "http://127.0.0.1:9/v"))
+        let ssvcd = try Executable.path("ssvcd")
+        // LISTEN_PID must be ssvcd's own: the shell sets it, then becomes
+        // ssvcd. Were ssvcd to run on regardless, SIGTERM ends it after 20 s.
+        let result = try await Executable.shell(
+            "(sleep 20; kill -TERM $$ 2>/dev/null) >/dev/null 2>&1 & export LISTEN_PID=$$ LISTEN_FDS=1; exec 3</etc/hostname; exec \(ssvcd) --config \(config) --log-target stderr"
+        )
+        #expect(result.status == 1, "\(result.standardError)")
+        #expect(result.standardError.contains("cannot listen on the socket systemd passed (descriptor 3, LISTEN_FDS=1)"), "\(result.standardError)")
+        #expect(!FileManager.default.fileExists(atPath: folder.url.path + "/socket"))
+    }
+
     @Test("STOPPING=1 reaches a manager whose queue is full when SIGTERM comes, once it reads again")
     func stoppingThroughFullQueue() async throws {
         let folder = try TemporaryFolder()

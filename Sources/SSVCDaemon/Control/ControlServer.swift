@@ -84,8 +84,14 @@ package final class ControlServer: Service {
         }
         do {
             if let passedSocket {
-                let listener = try await bootstrap.bind(passedSocket, childChannelInitializer: initializer)
-                return ControlServer(listener: listener, dispatcher: dispatcher, logger: logger, ownedPath: nil, quiescing: quiescing)
+                do {
+                    let listener = try await bootstrap.bind(passedSocket, childChannelInitializer: initializer)
+                    return ControlServer(listener: listener, dispatcher: dispatcher, logger: logger, ownedPath: nil, quiescing: quiescing)
+                } catch {
+                    // Not the configured path: the descriptor systemd passed
+                    // (LISTEN_FDS), which a hand-made environment can get wrong.
+                    throw BindError(description: "cannot listen on the socket systemd passed (descriptor \(passedSocket), LISTEN_FDS=1): \(error)")
+                }
             }
             try prepare(path)
             let listener = try await bootstrap.bind(unixDomainSocketPath: path, childChannelInitializer: initializer)
