@@ -68,10 +68,8 @@ public struct JournalLogHandler: LogHandler {
             ] + fields.map { ($0.name, $0.value) }
             let text = message.description
             let fallback: @Sendable () -> Void = { Self.writeStandardError(priority: priority, message: text, fields: fields) }
-            switch JournalSender.shared.send(Journal.Entry(entry.map { (name: $0.0, value: $0.1) }), fallback: fallback) {
-            case .sent, .queued, .dropped: return
-            case .failed: fallback()
-            }
+            // Queued or dropped, it is the sender's: only a refusal is ours.
+            if case .failed = JournalSender.shared.send(Journal.Entry(entry.map { (name: $0.0, value: $0.1) }), fallback: fallback) { fallback() }
             return
         }
         Self.writeStandardError(priority: priority, message: message.description, fields: fields)

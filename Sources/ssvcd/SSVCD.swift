@@ -49,12 +49,10 @@ struct SSVCD: ParsableCommand {
         // (version commands, hooks).
         ProcessLimits.resetInheritedSignals()
         if let printToml { throw ExitCode(ConfigurationLoader.printTOML(printToml)) }
-        let overrides = ConfigurationLoader.Overrides(
-            mainFile: config, stateDirectory: stateDirectory, socketPath: socket
-        )
+        let start = StartArguments(config: config, stateDirectory: stateDirectory, socket: socket, logTarget: logTarget)
         if checkConfig {
-            throw ExitCode(ConfigurationLoader.checkConfiguration(overrides, environment: ProcessEnvironment.variables()))
+            throw ExitCode(ConfigurationLoader.checkConfiguration(start.overrides, environment: ProcessEnvironment.variables()))
         }
-        DaemonMain.start(overrides: overrides, logTarget: logTarget)
+        start.start()
     }
 }

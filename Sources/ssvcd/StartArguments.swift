@@ -64,12 +64,14 @@ struct StartArguments: Equatable {
         return true
     }
 
-    /// What `SSVCD.run` does for such a line.
+    var overrides: ConfigurationLoader.Overrides {
+        ConfigurationLoader.Overrides(mainFile: config, stateDirectory: stateDirectory, socketPath: socket)
+    }
+
+    /// Starts the daemon: for this fast path and for ArgumentParser's
+    /// `SSVCD.run` alike.
     func start() -> Never {
         ProcessLimits.resetInheritedSignals()
-        DaemonMain.start(
-            overrides: ConfigurationLoader.Overrides(mainFile: config, stateDirectory: stateDirectory, socketPath: socket),
-            logTarget: logTarget
-        )
+        DaemonMain.start(overrides: overrides, logTarget: logTarget)
     }
 }
