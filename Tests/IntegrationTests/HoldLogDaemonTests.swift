@@ -96,11 +96,14 @@ struct HoldLogDaemonTests {
         // before the log, is 16 or more (measured before the log: 48.9; with it 2.7).
         // The batch writes one a second while the storm lasts, and the log
         // is rewritten after each: 2.7 quiet, 8 to 11 in a full run on 2
-        // cores (issue 49); never the 16 that one per 64 holds would make.
+        // cores, 24 in a storm of 38.9 s on one slow core (issue 49). So
+        // the bound is per second of the storm, not per hold: under the 16
+        // that one per 64 holds would make while it lasts under 8 s, and
+        // under 2 a second past that (a write per hold is 1,000).
         let others = storm.bytesReceived + Self.size(daemon.logPath) - before.logged + holds * 100
         let stateFiles = Double(written - others) / Double(stateBytes)
         #expect(
-            stateFiles < 16,
+            stateFiles < max(16, 2 * seconds),
             "\(written) bytes written, \(others) of them replies, journal and log lines: \(String(format: "%.1f", stateFiles)) state files of \(stateBytes) bytes for \(holds) holds in \(String(format: "%.1f", seconds)) s"
         )
         let held = (0..<count).map { (daemon.app("app\($0)")?["hold"] as? [String: Any])?["version"] as? String }
