@@ -51,9 +51,10 @@ struct LocalUserLimitsTests {
         #expect(grown < 32 * 1024, "RSS grew by \(grown) KiB after the daemon took \(taken) bytes of calls")
         #expect(taken < 64 << 20, "the daemon kept reading clients that never read: \(taken) bytes")
         // Answered during the 4 s flood, not after it: a daemon that served
-        // the flood first would answer at its end. (Not a speed bound: beside
-        // Tests/busy an answer took 1.02 s; quiet, milliseconds.)
-        #expect(slowest < 2.5, "another client's GetStatus took \(slowest) s")
+        // the flood first would answer at its end. Quiet, milliseconds;
+        // beside Tests/busy 1.02 s; 2.9 s with the whole suite on one slow
+        // core (issue 49). The bound is the flood's length, not a speed.
+        #expect(slowest < 4, "another client's GetStatus took \(slowest) s")
         try await expectHealthy(daemon)
         #expect(await daemon.stop() == 0)
     }
