@@ -55,4 +55,33 @@ struct ProxyPolicyTests {
         let direct = ProxyPolicy(environment: try ProxyEnvironment(["https_proxy": "env-proxy:3128"]), app: try .init(parsing: "None"))
         #expect(direct.server(scheme: "https", host: "a.example") == nil)
     }
+
+    @Test("isDirect, the status's shortcut, holds only where every request goes direct, and holds where nothing names a proxy or proxy = \"none\" wins")
+    func isDirectIsSound() throws {
+        let environments = try [[:], ["https_proxy": "env-proxy:3128"], ["http_proxy": "env-proxy:3128"], ["ALL_PROXY": "all-proxy:3128"]]
+            .map { try ProxyEnvironment($0) }
+        let settings: [ProxyPolicy.Setting?] = [nil, .direct, .server(daemonProxy)]
+        var direct = 0
+        for environment in environments {
+            for daemon in settings {
+                for app in settings {
+                    for noProxy in [nil, NoProxyList(["near.example"])] {
+                        let policy = ProxyPolicy(environment: environment, daemon: daemon, daemonNoProxy: noProxy, app: app)
+                        let servers = ["http", "https"].flatMap { scheme in
+                            ["near.example", "far.example"].compactMap { policy.server(scheme: scheme, host: $0) }
+                        }
+                        // A shortcut that says direct while a request would go
+                        // through a proxy would hide that proxy from the status.
+                        if policy.isDirect { #expect(servers.isEmpty, "\(policy) is called direct but uses \(servers)") }
+                        let named = app.map { $0 != .direct } ?? daemon.map { $0 != .direct }
+                            ?? (environment.https != nil || environment.http != nil || environment.all != nil)
+                        #expect(policy.isDirect == !named, "\(policy)")
+                        if policy.isDirect { direct += 1 }
+                    }
+                }
+            }
+        }
+        // Nothing set (2 no-proxy lists), daemon none with no app setting (4 × 2), app none (4 × 3 × 2).
+        #expect(direct == 2 + 8 + 24)
+    }
 }

@@ -2,6 +2,7 @@ import Foundation
 import SSVCCore
 @testable import SSVCDaemon
 import SSVCTestSupport
+import Synchronization
 import Testing
 
 @Suite("configuration loading")
@@ -67,7 +68,7 @@ struct ConfigurationLoaderTests {
     }
 
     @Test("an app file removed between the listing and its read is one not listed; a dangling link is still an error (issue 52)")
-    func vanishingAppFile() throws {
+    func vanishingAppFile() async throws {
         defer { try? FileManager.default.removeItem(at: folder) }
         let main = try write("ssvcd.toml", "[daemon]\napps-dir = \"apps.d\"\n")
         _ = try write("apps.d/a.toml", "url = \"https://example.com/a\"\nversion = \"1\"\n")
@@ -83,17 +84,34 @@ struct ConfigurationLoaderTests {
         // A package upgrade's churn: b.toml comes and goes (each step atomic) while the apps are read.
         let staged = folder.appendingPathComponent("apps.d/.b.staged").path
         let text = "url = \"https://example.com/b\"\nversion = \"1\"\n"
+        // The churn stops when the reads are done and is waited for before
+        // the folder goes: a thread left running past the test wrote into a
+        // removed folder and, when the process ended mid-write, showed as a
+        // leak under ASan (CI at ae87f2e). The thread starts here, not from
+        // a Task: under ASan, with the pool busy, such a Task had not
+        // begun after 30 s.
+        let stop = Mutex(false)
+        defer { stop.withLock { $0 = true } }
+        let turns = Mutex(0)
+        let finished = Mutex(false)
         Thread.detachNewThread {
-            for _ in 0..<20_000 {
-                guard FileManager.default.createFile(atPath: staged, contents: Data(text.utf8)) else { return }
+            while !stop.withLock({ $0 }), turns.withLock({ $0 }) < 20_000 {
+                guard FileManager.default.createFile(atPath: staged, contents: Data(text.utf8)) else { break }
                 rename(staged, toggled)
                 unlink(toggled)
+                turns.withLock { $0 += 1 }
             }
+            finished.withLock { $0 = true }
         }
+        let churning = await eventually(within: 30, every: 0.01) { turns.withLock { $0 } > 0 }
         var counts: Set<Int> = []
         for _ in 0..<300 {
             counts.insert(try ConfigurationLoader.load(.init(mainFile: main), environment: [:]).apps.count)
         }
+        stop.withLock { $0 = true }
+        let ended = await eventually(within: 60, every: 0.01) { finished.withLock { $0 } }
+        #expect(churning, "the churn never started")
+        #expect(ended, "the churn did not stop")
         #expect(counts.isSubset(of: [1, 2]))
     }
 
