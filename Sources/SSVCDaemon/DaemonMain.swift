@@ -17,6 +17,7 @@ package enum DaemonMain {
     /// Everything in Swift concurrency runs on the main queue
     /// (`MainQueueExecutor`), so that an idle daemon is never woken.
     package static func start(overrides: ConfigurationLoader.Overrides, logTarget: LogTarget) -> Never {
+        ProcessLimits.openStandardStreams()
         ProcessLimits.resetInheritedSignals()
         let descriptors: Int
         do {
@@ -30,9 +31,13 @@ package enum DaemonMain {
         Task {
             let status = await run(overrides: overrides, logTarget: logTarget, descriptors: descriptors)
             // The last entries ("stopped; state written") may wait for a
-            // busy journald: up to 3 s, as for STOPPING=1.
+            // busy journald or a slow reader of standard error: up to 3 s,
+            // as for STOPPING=1.
             await withCheckedContinuation { (sent: CheckedContinuation<Void, Never>) in
                 JournalSender.shared.afterSent(within: 3) { sent.resume() }
+            }
+            await withCheckedContinuation { (written: CheckedContinuation<Void, Never>) in
+                StandardErrorLines.shared.afterWritten(within: 3) { written.resume() }
             }
             exit(status)
         }
@@ -83,7 +88,7 @@ package enum DaemonMain {
             configuration = try ConfigurationLoader.load(overrides, environment: environment)
         } catch {
             logger.configurationError(error)
-            if echoesToStandardError(logTarget) { StandardError.writeEscapedLine("ssvcd: \(error.description)") }
+            if echoesToStandardError(logTarget) { StandardErrorLines.shared.writeEscaped("ssvcd: \(error.description)") }
             return configurationErrorExit
         }
 
@@ -93,7 +98,7 @@ package enum DaemonMain {
             try store.lock()
         } catch {
             logger.critical("\(error)", metadata: ["SSVC_ERROR": "\(error)"])
-            if echoesToStandardError(logTarget) { StandardError.writeEscapedLine("ssvcd: \(error)") }
+            if echoesToStandardError(logTarget) { StandardErrorLines.shared.writeEscaped("ssvcd: \(error)") }
             return 1
         }
         let runtime = CheckService.Runtime.live
@@ -110,7 +115,7 @@ package enum DaemonMain {
                 loaded = try store.load(now: runtime.clock.now, bounds: bounds)
             } catch {
                 logger.critical("cannot use the state directory: \(error)", metadata: ["SSVC_ERROR": "\(error)"])
-                if echoesToStandardError(logTarget) { StandardError.writeEscapedLine("ssvcd: cannot use the state directory: \(error)") }
+                if echoesToStandardError(logTarget) { StandardErrorLines.shared.writeEscaped("ssvcd: cannot use the state directory: \(error)") }
                 return 73  // EX_CANTCREAT
             }
             if let schema = loaded.newerSchema {
@@ -149,7 +154,7 @@ package enum DaemonMain {
             )
         } catch {
             logger.critical("\(error.description)", metadata: ["SSVC_ERROR": "\(error.description)"])
-            if echoesToStandardError(logTarget) { StandardError.writeEscapedLine("ssvcd: \(error.description)") }
+            if echoesToStandardError(logTarget) { StandardErrorLines.shared.writeEscaped("ssvcd: \(error.description)") }
             await service.discard()
             return 1
         }
@@ -191,10 +196,12 @@ package enum DaemonMain {
 
     /// Whether a fatal start error, already in the journal, is also written
     /// to standard error for whoever started ssvcd by hand: not when the
-    /// journal is standard error (under systemd), and not when standard
-    /// error is where every entry goes anyway.
+    /// journal is standard error (under systemd), not when standard
+    /// error is where every entry goes anyway, and not when no journal
+    /// listens (`--log-target journal` without one): the entry went to
+    /// standard error then, and the error was written twice.
     static func echoesToStandardError(_ target: LogTarget) -> Bool {
-        target.usesJournal && !Journal.isStandardErrorJournalStream
+        target.usesJournal && Journal.isReachable && !Journal.isStandardErrorJournalStream
     }
 
     /// Where signal handlers run: a serial queue of its own, as a global

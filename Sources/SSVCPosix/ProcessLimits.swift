@@ -15,6 +15,21 @@ public enum ProcessLimits {
         sigprocmask(SIG_SETMASK, &none, nil)
     }
 
+    /// Opens /dev/null on standard input, output and error where a parent
+    /// left one closed (`ssvcd 2>&-`): else the next file opened takes its
+    /// number, and every line for standard error went into it (the state
+    /// lock, at a start with standard error closed). Called first thing.
+    public static func openStandardStreams() {
+        for stream: Int32 in 0...2 where fcntl(stream, F_GETFD) < 0 && errno == EBADF {
+            // The lowest free number is this one: those below are open.
+            let opened = open("/dev/null", stream == 0 ? O_RDONLY : O_WRONLY)
+            if opened >= 0 && opened != stream {
+                dup2(opened, stream)
+                close(opened)
+            }
+        }
+    }
+
     /// How many more tasks (threads and processes) this process may start:
     /// the least of `RLIMIT_NPROC` (not applied to root) and its cgroup's
     /// `pids.max` less `pids.current` (systemd's `TasksMax=`); nil when

@@ -159,7 +159,7 @@ public final class JournalSender: Sendable {
     private func sayDropped(_ count: Int) {
         let message = "\(count) journal \(count == 1 ? "entry" : "entries") dropped while journald read nothing: more than \(Self.maximumQueuedBytes >> 20) MiB waited"
         let entry = Journal.Entry([("MESSAGE", message), ("PRIORITY", "4"), ("SYSLOG_IDENTIFIER", "ssvcd"), ("SSVC_ERROR", message)])
-        if entry.send(to: socket, wait: true) != 0 { StandardError.writeLine("<4>" + message) }
+        if entry.send(to: socket, wait: true) != 0 { StandardErrorLines.shared.write("<4>" + message) }
     }
 
     /// Entries queued and not yet sent, and those dropped since journald last read: for tests.

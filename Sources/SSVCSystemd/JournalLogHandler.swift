@@ -84,6 +84,6 @@ public struct JournalLogHandler: LogHandler {
         if !fields.isEmpty {
             line += " [" + fields.map { "\($0.name)=\(DisplayText.escaped($0.value, limit: .max))" }.joined(separator: " ") + "]"
         }
-        StandardError.writeLine(line)
+        StandardErrorLines.shared.write(line)
     }
 }

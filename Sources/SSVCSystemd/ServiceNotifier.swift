@@ -110,7 +110,7 @@ public final class ServiceNotifier: @unchecked Sendable {
             case let .failed(code):
                 // Nobody to tell (the manager went away) is not worth a retry.
                 if lastFailure != code {
-                    StandardError.writeLine("ssvcd: cannot notify the service manager: \(String(cString: strerror(code)))")
+                    StandardErrorLines.shared.write("ssvcd: cannot notify the service manager: \(String(cString: strerror(code)))")
                 }
                 lastFailure = code
             case .sent, .notSupported:

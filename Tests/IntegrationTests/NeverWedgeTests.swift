@@ -39,6 +39,97 @@ struct NeverWedgeTests {
         #expect(daemon.stopSeconds < 9, "\(daemon.stopSeconds) s")
     }
 
+    @Test("standard error a pipe nobody reads, filled to its limit: 20 Check and 20 Reload calls are answered, the lines come out whole and in order once read, and SIGTERM stops the daemon")
+    func stalledStandardError() async throws {
+        let folder = try TemporaryFolder()
+        var ends: [Int32] = [0, 0]
+        try #require(pipe(&ends) == 0)
+        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+        defer { close(ends[0]) }
+        let daemon: DaemonProcess
+        do {
+            defer { close(ends[1]) }
+            daemon = try DaemonProcess(
+                folder: folder, config: nil, daemon: "", apps: appTable("n", url: "file://" + (try folder.file("r.json", goodBody))),
+                arguments: [], environment: [:], standardError: ends[1]
+            )
+        }
+        defer { daemon.abandon() }
+        // The pipe filled by a writer of its own that does not wait (a
+        // description of its own: O_NONBLOCK on the daemon's would change
+        // what is tested); from here on every write of the daemon's would wait.
+        let filler = open("/proc/self/fd/\(ends[0])", O_WRONLY | O_NONBLOCK | O_CLOEXEC)
+        try #require(filler >= 0)
+        let ready = await daemon.wait(20) { FileManager.default.fileExists(atPath: daemon.socketPath) }
+        #expect(ready)
+        // PIPE_BUF bytes a write: each whole or not at all.
+        let block = [UInt8](repeating: UInt8(ascii: "#"), count: 4_095) + [0x0A]
+        var filled = 0
+        while true {
+            let written = block.withUnsafeBytes { write(filler, $0.baseAddress, $0.count) }
+            if written <= 0 { break }
+            filled += written
+        }
+        close(filler)
+        #expect(filled >= 16_384, "filled \(filled) bytes")
+        for round in 0..<20 {
+            let check = try await Executable.run("ssvcctl", ["--socket", daemon.socketPath, "check", "n", "--timeout", "60"])
+            #expect(check.status == 10, "check \(round): \(check.standardError)")
+            // A changed configuration: each reload logs what it read.
+            _ = try folder.file("ssvcd.toml", (try String(contentsOfFile: daemon.configPath, encoding: .utf8)) + "\n")
+            let reload = try await Executable.run("ssvcctl", ["--socket", daemon.socketPath, "reload", "--timeout", "60"])
+            #expect(reload.status == 0, "reload \(round): \(reload.standardError)")
+            if check.status != 10 || reload.status != 0 { break }
+        }
+        // Nobody read meanwhile; now the pipe is read to its end, which
+        // comes when the daemon, stopped (or killed after 30 s), closes it.
+        async let read = offPool { [reader = ends[0]] in
+            var all: [UInt8] = []
+            var buffer = [UInt8](repeating: 0, count: 65_536)
+            while true {
+                let count = buffer.withUnsafeMutableBytes { Glibc.read(reader, $0.baseAddress, $0.count) }
+                if count < 0 && errno == EINTR { continue }
+                if count <= 0 { return String(decoding: all, as: UTF8.self) }
+                all += buffer[..<count]
+            }
+        }
+        #expect(await daemon.stop() == 0)
+        let text = await read
+        let lines = text.split(separator: "\n").filter { !$0.hasPrefix("#") }
+        // Each line whole: a priority, then the message.
+        #expect(lines.allSatisfy { $0.hasPrefix("<") }, "\(lines.filter { !$0.hasPrefix("<") }.prefix(3))")
+        let checks = lines.filter { $0.contains("SSVC_APP=n") && $0.contains("update-available") }.count
+        #expect(checks >= 20, "\(checks) check results of 21 in \(lines.count) lines")
+        #expect(lines.last?.contains("stopped") == true, "\(lines.suffix(2))")
+    }
+
+    @Test("started with standard input, output and error closed: each is /dev/null, and no line goes into a file ssvcd opened after")
+    func closedStandardStreams() async throws {
+        let folder = try TemporaryFolder()
+        let daemon = try DaemonProcess(
+            folder: folder, config: nil, daemon: "", apps: appTable("n", url: "file://" + (try folder.file("r.json", goodBody))),
+            arguments: [], environment: [:], wrapper: ["sh", "-c", "exec \"$@\" <&- >&- 2>&-", "sh"]
+        )
+        defer { daemon.abandon() }
+        let ready = await daemon.wait(20) { FileManager.default.fileExists(atPath: daemon.socketPath) }
+        try #require(ready)
+        for stream in 0...2 {
+            let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(daemon.process.pid)/fd/\(stream)")
+            #expect(target == "/dev/null", "descriptor \(stream) is \(target ?? "closed")")
+        }
+        // A reload and a check log lines; none may land in the state lock,
+        // the first file a start opens.
+        let reload = try await Executable.run("ssvcctl", ["--socket", daemon.socketPath, "reload", "--timeout", "60"])
+        #expect(reload.status == 0)
+        let check = try await Executable.run("ssvcctl", ["--socket", daemon.socketPath, "check", "n", "--timeout", "60"])
+        #expect(check.status == 10)
+        let pid = daemon.process.pid
+        #expect(await daemon.stop() == 0)
+        // The lock holds the pid, as written, and nothing else.
+        let lock = try String(contentsOfFile: daemon.stateDirectory + "/state.lock", encoding: .utf8)
+        #expect(lock == "\(pid)\n", "\(lock.prefix(300))")
+    }
+
     /// Files that crashed or overflowed TOMLKit, the TOML library ssvc
     /// used before its own parser, by name (the texts are too big to print
     /// as test arguments).

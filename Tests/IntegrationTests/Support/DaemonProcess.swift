@@ -24,9 +24,11 @@ final class DaemonProcess {
 
     /// `binary` runs another ssvcd than the built one (an installed package's);
     /// `wrapper` is a command that ends by exec'ing it with its arguments.
+    /// `standardError` is a descriptor for the daemon's standard error in
+    /// place of the log file.
     init(
         folder: TemporaryFolder, config: String?, daemon: String, apps: String, arguments: [String],
-        environment: [String: String], binary: String? = nil, wrapper: [String] = []
+        environment: [String: String], binary: String? = nil, wrapper: [String] = [], standardError: Int32? = nil
     ) throws {
         self.folder = folder
         stateDirectory = folder.url.appendingPathComponent("state").path
@@ -50,10 +52,14 @@ final class DaemonProcess {
         for name in ["NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID", "LISTEN_FDS", "LISTEN_PID"] { variables[name] = nil }
         variables.merge(environment) { _, new in new }
         let command = wrapper + [try binary ?? Executable.path("ssvcd"), "--config", configPath, "--log-target", "stderr"] + arguments
-        process = try ChildProcess(
-            command[0], Array(command.dropFirst()),
-            environment: variables, error: logPath
-        )
+        if let standardError {
+            process = try ChildProcess(command, environment: variables, error: .descriptor(standardError))
+        } else {
+            process = try ChildProcess(
+                command[0], Array(command.dropFirst()),
+                environment: variables, error: logPath
+            )
+        }
     }
 
     var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
