@@ -26,9 +26,12 @@ package struct ConfigurationDisk: ConfigurationFiles {
         do {
             return try BoundedReader.read(path: file, limit: limit)
         } catch {
-            // Gone itself, not a link left dangling (that is the operator's to mend).
+            // Gone itself, not a link left dangling (that is the operator's
+            // to mend). What is there now may be a file put back since the
+            // open (a package's churn): absent when opened all the same.
             var info = stat()
-            if missingIsNil, error.code == ENOENT, lstat(file, &info) != 0, errno == ENOENT { return nil }
+            let gone = lstat(file, &info) != 0 ? errno == ENOENT : (info.st_mode & S_IFMT) != S_IFLNK
+            if missingIsNil, error.code == ENOENT, gone { return nil }
             throw ConfigurationFileFailure(description: error.description)
         }
     }
