@@ -108,17 +108,9 @@ public final class StandardErrorLines: Sendable {
     /// after `seconds` in any case: an exit must not lose its last lines to
     /// a slow reader, nor wait for ever on one that reads nothing.
     public func afterWritten(within seconds: Double, _ done: @escaping @Sendable () -> Void) {
-        let once = Mutex(false)
-        let finish: @Sendable () -> Void = {
-            if once.withLock({ fired in defer { fired = true }; return !fired }) { done() }
-        }
-        guard waiting.withLock({ $0.lines > 0 }) else { return finish() }
-        queue.async(execute: finish)
-        Self.deadlines.asyncAfter(deadline: .now() + seconds, execute: finish)
+        guard waiting.withLock({ $0.lines > 0 }) else { return done() }
+        queue.afterQueued(within: seconds, done)
     }
-
-    /// Where `afterWritten`'s deadline runs: not the queue a stalled reader holds.
-    private static let deadlines = DispatchQueue(label: "io.ssvc.stderr.deadline")
 
     /// Writes what the reader takes now; how many bytes that was. A closed
     /// or failing descriptor takes everything: there is no one to tell.

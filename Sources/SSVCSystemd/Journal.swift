@@ -171,16 +171,7 @@ public final class JournalSender: Sendable {
     /// `seconds` in any case: a stop must not lose its last entries to a
     /// busy journald, nor wait for ever on one that reads nothing.
     public func afterSent(within seconds: Double, _ done: @escaping @Sendable () -> Void) {
-        let once = Mutex(false)
-        let finish: @Sendable () -> Void = {
-            if once.withLock({ fired in defer { fired = true }; return !fired }) { done() }
-        }
-        guard waiting.withLock({ $0.entries > 0 }) else { return finish() }
-        queue.async(execute: finish)
-        Self.deadlines.asyncAfter(deadline: .now() + seconds, execute: finish)
+        guard waiting.withLock({ $0.entries > 0 }) else { return done() }
+        queue.afterQueued(within: seconds, done)
     }
-
-    /// Where `afterSent`'s deadline runs: not the journal's queue, which a
-    /// journald that reads nothing holds.
-    private static let deadlines = DispatchQueue(label: "io.ssvc.journal.deadline")
 }
