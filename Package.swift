@@ -53,7 +53,7 @@ let package = Package(
         .target(name: "CSystemd"),
         .target(
             name: "SSVCSystemd",
-            dependencies: ["CSystemd", "SSVCCore", "SSVCPosix", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["CSystemd", "SSVCCore", "SSVCPosix", .product(name: "Logging", package: "swift-log"), .product(name: "NIOConcurrencyHelpers", package: "swift-nio")]
         ),
 
         // The other C boundary: libsodium, for minisign's Ed25519 and BLAKE2b,

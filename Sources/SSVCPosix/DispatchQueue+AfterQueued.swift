@@ -1,5 +1,5 @@
 import Dispatch
-import Synchronization
+import NIOConcurrencyHelpers
 
 extension DispatchQueue {
     /// Where `afterQueued`'s deadlines run: not a queue that a stalled
@@ -11,9 +11,9 @@ extension DispatchQueue {
     /// lose its last lines to a slow reader nor wait for ever on one that
     /// reads nothing.
     public func afterQueued(within seconds: Double, _ done: @escaping @Sendable () -> Void) {
-        let once = Mutex(false)
+        let once = NIOLockedValueBox(false)
         let finish: @Sendable () -> Void = {
-            if once.withLock({ fired in defer { fired = true }; return !fired }) { done() }
+            if once.withLockedValue({ fired in defer { fired = true }; return !fired }) { done() }
         }
         async(execute: finish)
         Self.deadlines.asyncAfter(deadline: .now() + seconds, execute: finish)

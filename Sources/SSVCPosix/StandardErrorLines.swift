@@ -1,7 +1,7 @@
 @preconcurrency import Glibc
 import Dispatch
+import NIOConcurrencyHelpers
 import SSVCCore
-import Synchronization
 
 /// A running daemon's lines for standard error, written without ever
 /// waiting for its reader.
@@ -44,7 +44,7 @@ public final class StandardErrorLines: Sendable {
 
     private let descriptor: Int32
     private let limit: Int
-    private let waiting = Mutex(Waiting())
+    private let waiting = NIOLockedValueBox(Waiting())
     private let queue = DispatchQueue(label: "io.ssvc.stderr")
 
     /// `limit` is for tests.
@@ -59,7 +59,7 @@ public final class StandardErrorLines: Sendable {
         let bytes = Array((line + "\n").utf8)
         // Written at once only while nothing waits: the order holds. The
         // lock keeps two threads' lines from interleaving.
-        let rest: ArraySlice<UInt8>? = waiting.withLock { waiting in
+        let rest: ArraySlice<UInt8>? = waiting.withLockedValue { waiting in
             var written = 0
             if waiting.lines == 0 {
                 written = writeWithoutWaiting(bytes)
@@ -78,7 +78,7 @@ public final class StandardErrorLines: Sendable {
         if rest.isEmpty { return .written }
         queue.async { [self] in
             writeAll(rest)
-            let dropped = waiting.withLock { waiting -> Int in
+            let dropped = waiting.withLockedValue { waiting -> Int in
                 waiting.lines -= 1
                 waiting.bytes -= rest.count
                 guard waiting.lines == 0 else { return 0 }
@@ -101,14 +101,14 @@ public final class StandardErrorLines: Sendable {
 
     /// Lines queued and not yet written, and those dropped since the reader last caught up: for tests.
     public var backlog: (lines: Int, dropped: Int) {
-        waiting.withLock { ($0.lines, $0.dropped) }
+        waiting.withLockedValue { ($0.lines, $0.dropped) }
     }
 
     /// Calls `done` once every line queued before has been written, or
     /// after `seconds` in any case: an exit must not lose its last lines to
     /// a slow reader, nor wait for ever on one that reads nothing.
     public func afterWritten(within seconds: Double, _ done: @escaping @Sendable () -> Void) {
-        guard waiting.withLock({ $0.lines > 0 }) else { return done() }
+        guard waiting.withLockedValue({ $0.lines > 0 }) else { return done() }
         queue.afterQueued(within: seconds, done)
     }
 

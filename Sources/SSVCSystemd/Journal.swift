@@ -1,8 +1,8 @@
 @preconcurrency import Glibc
 import CSystemd
 import Dispatch
+import NIOConcurrencyHelpers
 import SSVCPosix
-import Synchronization
 
 /// Native journal entries, sent as `sd_journal_sendv(3)` sends them
 /// (`ssvc_journal_sendv`, without libsystemd).
@@ -114,7 +114,7 @@ public final class JournalSender: Sendable {
         var dropped = 0
     }
 
-    private let waiting = Mutex(Waiting())
+    private let waiting = NIOLockedValueBox(Waiting())
 
     public init(socket: String) {
         self.socket = socket
@@ -124,13 +124,13 @@ public final class JournalSender: Sendable {
     /// Sends `entry` or queues it; never waits for journald.
     public func send(_ entry: Journal.Entry, fallback: @escaping @Sendable () -> Void) -> Outcome {
         // While entries wait, a new one joins them: journald keeps the order.
-        if waiting.withLock({ $0.entries == 0 }) {
+        if waiting.withLockedValue({ $0.entries == 0 }) {
             let result = entry.send(to: socket, wait: false)
             if result == 0 { return .sent }
             if result != -EAGAIN { return .failed(-result) }
         }
         let size = entry.bytes.count
-        let accepted = waiting.withLock { waiting -> Bool in
+        let accepted = waiting.withLockedValue { waiting -> Bool in
             guard waiting.bytes + size <= Self.maximumQueuedBytes else {
                 waiting.dropped += 1
                 return false
@@ -142,7 +142,7 @@ public final class JournalSender: Sendable {
         guard accepted else { return .dropped }
         queue.async { [self] in
             let result = entry.send(to: socket, wait: true)
-            let dropped = waiting.withLock { waiting -> Int in
+            let dropped = waiting.withLockedValue { waiting -> Int in
                 waiting.entries -= 1
                 waiting.bytes -= size
                 guard waiting.entries == 0 else { return 0 }
@@ -164,14 +164,14 @@ public final class JournalSender: Sendable {
 
     /// Entries queued and not yet sent, and those dropped since journald last read: for tests.
     public var backlog: (entries: Int, dropped: Int) {
-        waiting.withLock { ($0.entries, $0.dropped) }
+        waiting.withLockedValue { ($0.entries, $0.dropped) }
     }
 
     /// Calls `done` once every entry queued before has been tried, or after
     /// `seconds` in any case: a stop must not lose its last entries to a
     /// busy journald, nor wait for ever on one that reads nothing.
     public func afterSent(within seconds: Double, _ done: @escaping @Sendable () -> Void) {
-        guard waiting.withLock({ $0.entries > 0 }) else { return done() }
+        guard waiting.withLockedValue({ $0.entries > 0 }) else { return done() }
         queue.afterQueued(within: seconds, done)
     }
 }
