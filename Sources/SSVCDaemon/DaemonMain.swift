@@ -32,12 +32,14 @@ package enum DaemonMain {
             let status = await run(overrides: overrides, logTarget: logTarget, descriptors: descriptors)
             // The last entries ("stopped; state written") may wait for a
             // busy journald or a slow reader of standard error: up to 3 s,
-            // as for STOPPING=1.
+            // as for STOPPING=1, both together.
+            let deadline = ContinuousClock.now + .seconds(3)
             await withCheckedContinuation { (sent: CheckedContinuation<Void, Never>) in
                 JournalSender.shared.afterSent(within: 3) { sent.resume() }
             }
+            let left = max(0, (deadline - ContinuousClock.now) / .seconds(1))
             await withCheckedContinuation { (written: CheckedContinuation<Void, Never>) in
-                StandardErrorLines.shared.afterWritten(within: 3) { written.resume() }
+                StandardErrorLines.shared.afterWritten(within: left) { written.resume() }
             }
             exit(status)
         }
