@@ -17,6 +17,9 @@ struct KeySuggestionTests {
         ("# the daemon\n[daemon]\nstate-dir = \"/x\"\n\ntimeout-seconds = nan\n", "daemon.timeout-seconds: must be from 0.001 to 3600, found nan (line 5)"),
         ("[daemon]\nbogus = 1\n[[app]]\nname = \"a\"\n", "daemon.bogus: unknown key (line 2)"),
         ("[daemon]\nproxy.x = 1\n", "(line 2)"),
+        // CRLF ends a TOML line too; it was one line to the locator.
+        ("[daemon]\r\nstate-dir = \"/x\"\r\n\r\ntimeout-seconds = 0\r\n", "found 0 (line 4)"),
+        ("[daemon]\r\n[[app]]\r\nname = \"a\"\r\nurl = \"https://h/\"\r\nbogus = 1\r\n", "app.bogus: unknown key ([[app]] 'a', line 5)"),
     ])
     func daemonKeyLine(text: String, shown: String) throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ssvc-daemon-line-\(UUID().uuidString)")

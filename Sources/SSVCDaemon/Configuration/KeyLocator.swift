@@ -36,9 +36,10 @@ enum KeyLocator {
         return setting(name, in: lines, start + 1..<end) ?? start + 1
     }
 
-    /// `text`'s lines, without the blanks that begin them.
+    /// `text`'s lines, without the blanks that begin them. TOML ends a
+    /// line with LF or CRLF, and to Swift CRLF is one Character.
     private static func trimmedLines(_ text: String) -> [Substring] {
-        text.split(separator: "\n", omittingEmptySubsequences: false).map { $0.trimmingPrefix { $0 == " " || $0 == "\t" } }
+        text.split(omittingEmptySubsequences: false) { $0 == "\n" || $0 == "\r\n" }.map { $0.trimmingPrefix { $0 == " " || $0 == "\t" } }
     }
 
     /// The 1-based line in `range` that sets `name` (bare or quoted, with
@@ -54,41 +55,70 @@ enum KeyLocator {
 
     /// `[name]`, `[[name]]`, `[name.sub]` or `["name"]`, blanks aside.
     private static func isHeader(_ line: Substring, named name: String) -> Bool {
-        let compact = line.filter { $0 != " " && $0 != "\t" }
-        return ["[\(name)]", "[[\(name)]]", "[\(name).", "[\"\(name)\"]", "[[\"\(name)\"]]"].contains { compact.hasPrefix($0) }
+        ["[\(name)]", "[[\(name)]]", "[\(name).", "[\"\(name)\"]", "[[\"\(name)\"]]"].contains { startsCompacted(line, with: $0) }
     }
 
     private static func isDaemonHeader(_ line: Substring) -> Bool {
-        line.filter { $0 != " " && $0 != "\t" }.hasPrefix("[daemon]")
+        startsCompacted(line, with: "[daemon]")
     }
 
     private static func isAppHeader(_ line: Substring) -> Bool {
-        let compact = line.filter { $0 != " " && $0 != "\t" }
-        return compact.hasPrefix("[[app]]")
+        startsCompacted(line, with: "[[app]]")
+    }
+
+    /// Whether `line` without its blanks starts with `prefix`: walked over
+    /// the bytes, with no copy of the line (every line of the file is
+    /// asked, for every error).
+    private static func startsCompacted(_ line: Substring, with prefix: String) -> Bool {
+        var wanted = prefix.utf8.makeIterator()
+        guard var next = wanted.next() else { return true }
+        for byte in line.utf8 where byte != 0x20 && byte != 0x09 {
+            guard byte == next else { return false }
+            guard let following = wanted.next() else { return true }
+            next = following
+        }
+        return false
     }
 
     /// The known key closest to `unknown` (at most two edits, and fewer
-    /// than half its length), for "did you mean …?".
+    /// than half its length), for "did you mean …?". Counted in Unicode
+    /// scalars: the known keys are ASCII.
     static func suggestion(for unknown: String, among known: [String]) -> String? {
         // Within two edits the lengths differ by two at most: only such
         // keys are compared, so a megabyte-long key costs one count.
-        let length = unknown.count
-        let scored = known.filter { abs($0.count - length) <= 2 }.map { ($0, distance(unknown.lowercased(), $0)) }
-            .filter { $0.1 <= 2 && $0.1 * 2 < max(length, 2) }
-        return scored.min { $0.1 < $1.1 }?.0
+        let length = unknown.unicodeScalars.count
+        let near = known.filter { abs($0.unicodeScalars.count - length) <= 2 }
+        guard !near.isEmpty else { return nil }
+        let typed = Array(unknown.lowercased().unicodeScalars)
+        var best: (key: String, edits: Int)?
+        for key in near {
+            let edits = distance(typed, Array(key.unicodeScalars), atMost: 2)
+            if edits <= 2, edits * 2 < max(length, 2), edits < best?.edits ?? .max { best = (key, edits) }
+        }
+        return best?.key
     }
 
     /// Levenshtein's edit distance.
     static func distance(_ a: String, _ b: String) -> Int {
-        let (x, y) = (Array(a), Array(b))
+        distance(Array(a.unicodeScalars), Array(b.unicodeScalars), atMost: .max)
+    }
+
+    /// Levenshtein's edit distance, or `limit + 1` as soon as it must be
+    /// more than `limit`: two rows, reused.
+    private static func distance(_ x: [Unicode.Scalar], _ y: [Unicode.Scalar], atMost limit: Int) -> Int {
         guard !x.isEmpty, !y.isEmpty else { return max(x.count, y.count) }
         var previous = Array(0...y.count)
+        var current = previous
         for i in 1...x.count {
-            var current = [i] + Array(repeating: 0, count: y.count)
+            current[0] = i
+            var smallest = i
             for j in 1...y.count {
                 current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (x[i - 1] == y[j - 1] ? 0 : 1))
+                smallest = min(smallest, current[j])
             }
-            previous = current
+            // A row's smallest entry never falls further down.
+            if smallest > limit { return limit + 1 }
+            swap(&previous, &current)
         }
         return previous[y.count]
     }
