@@ -34,7 +34,8 @@ package struct ConfigurationKey<Value: Sendable>: Sendable {
 
     /// The declaration without its type, for lists of keys.
     package var entry: KeyEntry {
-        KeyEntry(name: name, form: form, defaultText: defaultValue.flatMap { KeyEntry.text($0) }, summary: summary)
+        let defaultValue = defaultValue
+        return KeyEntry(name: name, form: form, summary: summary) { defaultValue.flatMap { KeyEntry.text($0) } }
     }
 
     /// Why no value may hold `text`: a C1 control (U+0080 to U+009F),
@@ -200,9 +201,25 @@ package enum KeyForm: Sendable, Equatable {
 package struct KeyEntry: Sendable, Equatable {
     package let name: String
     package let form: KeyForm
-    /// The default as text (`30`, `daily`, `false`); nil without one.
-    package let defaultText: String?
     package let summary: String
+    /// Made only when asked (the manual's test, `ssvcctl evaluate`): its
+    /// dynamic casts cost each start a millisecond when the loader, which
+    /// wants only the names, built its lists of keys (issue 55).
+    private let makeDefaultText: @Sendable () -> String?
+
+    init(name: String, form: KeyForm, summary: String, defaultText: @escaping @Sendable () -> String?) {
+        self.name = name
+        self.form = form
+        self.summary = summary
+        self.makeDefaultText = defaultText
+    }
+
+    /// The default as text (`30`, `daily`, `false`); nil without one.
+    package var defaultText: String? { makeDefaultText() }
+
+    package static func == (left: KeyEntry, right: KeyEntry) -> Bool {
+        left.name == right.name && left.form == right.form && left.summary == right.summary && left.defaultText == right.defaultText
+    }
 
     /// `30` for 30.0, a choice by its raw value, anything else as Swift
     /// prints it; nil for an empty table, which is no default to speak of.
