@@ -30,8 +30,8 @@ package protocol ClockTimer: Sendable {
 /// The real clock: timers on Dispatch wall time (time asleep counts),
 /// with leeway so that the kernel may coalesce wake-ups, and no timer of
 /// its own: an idle daemon is not woken. Every timer shares one Dispatch
-/// source, set for the earliest: a source each cost a start 12 µs an app
-/// in libdispatch, whose manager thread was woken for each (issue 55).
+/// source, set for the earliest: with a source each, every arming woke
+/// libdispatch's manager thread (issue 55; 3–4 ms of a 1,000-app start).
 package struct WallClock: DaemonClock {
     package init() {}
 
