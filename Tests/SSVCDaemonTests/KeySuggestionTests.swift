@@ -20,6 +20,10 @@ struct KeySuggestionTests {
         // CRLF ends a TOML line too; it was one line to the locator.
         ("[daemon]\r\nstate-dir = \"/x\"\r\n\r\ntimeout-seconds = 0\r\n", "found 0 (line 4)"),
         ("[daemon]\r\n[[app]]\r\nname = \"a\"\r\nurl = \"https://h/\"\r\nbogus = 1\r\n", "app.bogus: unknown key ([[app]] 'a', line 5)"),
+        // A byte order mark, which the parser passes over, hid the first
+        // line's header from the locator.
+        ("\u{FEFF}[daemon]\nbogus = 1\n", "daemon.bogus: unknown key (line 2)"),
+        ("\u{FEFF}[[app]]\nname = \"a\"\nurl = \"https://h/\"\nbogus = 1\n[[app]]\nname = \"b\"\n", "app.bogus: unknown key ([[app]] 'a', line 4)"),
     ])
     func daemonKeyLine(text: String, shown: String) throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ssvc-daemon-line-\(UUID().uuidString)")

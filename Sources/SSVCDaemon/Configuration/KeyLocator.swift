@@ -36,10 +36,12 @@ enum KeyLocator {
         return setting(name, in: lines, start + 1..<end) ?? start + 1
     }
 
-    /// `text`'s lines, without the blanks that begin them. TOML ends a
-    /// line with LF or CRLF, and to Swift CRLF is one Character.
+    /// `text`'s lines, without the blanks that begin them nor the byte
+    /// order mark the parser passes over. TOML ends a line with LF or CRLF,
+    /// and to Swift CRLF is one Character.
     private static func trimmedLines(_ text: String) -> [Substring] {
-        text.split(omittingEmptySubsequences: false) { $0 == "\n" || $0 == "\r\n" }.map { $0.trimmingPrefix { $0 == " " || $0 == "\t" } }
+        let body = text.unicodeScalars.first == "\u{FEFF}" ? text.dropFirst() : Substring(text)
+        return body.split(omittingEmptySubsequences: false) { $0 == "\n" || $0 == "\r\n" }.map { $0.trimmingPrefix { $0 == " " || $0 == "\t" } }
     }
 
     /// The 1-based line in `range` that sets `name` (bare or quoted, with
