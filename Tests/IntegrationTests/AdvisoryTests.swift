@@ -303,7 +303,12 @@ struct AdvisoryTests {
         let events = folder.url.appendingPathComponent("events").path
         let watch = try ChildProcess(try Executable.path("ssvcctl"), ["--socket", daemon.socketPath, "watch", "http", "--json"], output: events)
         defer { kill(watch.pid, SIGTERM) }  // reaped by ChildProcess when released
-        await pause(0.5)
+        // The advisory event comes once: the watch must be in place first,
+        // and nothing tells when it is but an event (issue 49).
+        #expect(await daemon.wait(30) {
+            _ = try? await ssvcctl(daemon, ["check", "http"])
+            return await eventually(within: 2) { ((try? String(contentsOfFile: events, encoding: .utf8)) ?? "").contains(#""kind":"check""#) }
+        }, "the watch saw a check")
 
         try Self.record("RUSTSEC-2019-0033").write(to: records.appendingPathComponent("RUSTSEC-2019-0033.json"), atomically: true, encoding: .utf8)
         #expect(try await ssvcctl(daemon, ["check", "http"]).status == 11)

@@ -106,7 +106,16 @@ struct OperatorIntegrationTests {
     func loginBanner() async throws {
         let down = try await ssvcctl(nil, ["motd"])
         #expect(down.result.status == 0 && down.result.standardOutput.isEmpty && down.result.standardError.isEmpty)
-        #expect(down.seconds < 1.5)
+        // Not a wall-time bound (starting a process alone once took 3.2 s
+        // beside Tests/busy and a build; issue 49): a daemon that is down
+        // costs less than ssvcctl's own wait of 1 s over a run that asks
+        // nothing, the best of three of each.
+        var (downBest, helpBest) = (down.seconds, Double.infinity)
+        for _ in 0..<3 {
+            downBest = min(downBest, try await ssvcctl(nil, ["motd"]).seconds)
+            helpBest = min(helpBest, try await ssvcctl(nil, ["motd", "--help"]).seconds)
+        }
+        #expect(downBest < helpBest + 1, "\(downBest) s, \(helpBest) s for motd --help")
 
         let server = try await VersionServer(scenario: ["body": upToDateBody, "paths": ["/req": ["body": requiredBody], "/avail": ["body": goodBody]]])
         let calm = try DaemonProcess(apps: appTable("calm", url: server.url("/ok")))

@@ -26,11 +26,15 @@ struct StartLimitsTests {
     @Test("below 64 open files ssvcd refuses to start naming the limit, exit 1, at once", arguments: [8, 16, 32, 63])
     func fewDescriptors(limit: Int) async throws {
         let folder = try TemporaryFolder()
-        let config = try configuration(folder)
+        // Before reading the configuration or opening anything: the
+        // configuration is a FIFO no one writes, where an open would wait
+        // until the KILL (not a time bound: a loaded machine once took
+        // seconds to start a process; issue 49).
+        let config = folder.url.appendingPathComponent("ssvcd.toml").path
+        #expect(mkfifo(config, 0o644) == 0)
         let result = try await Executable.shell("exec timeout -s KILL 10 prlimit --nofile=\(limit):\(limit) '\(try Executable.path("ssvcd"))' --config '\(config)' --log-target stderr")
         #expect(result.status == 1, "\(result.standardError)")
         #expect(result.standardError == "ssvcd: needs at least 64 open files, but RLIMIT_NOFILE (systemd: LimitNOFILE=) allows \(limit)\n")
-        #expect(result.seconds < 2, "before reading the configuration or opening anything: \(result.seconds) s")
     }
 
     @Test("at 64 open files it starts, checks and answers, and stops on SIGTERM")
@@ -93,7 +97,9 @@ struct StartLimitsTests {
         let ignoring = ["/usr/bin/python3", "-c", "import signal, os, sys; signal.signal(signal.SIGCHLD, signal.SIG_IGN); os.execv(sys.argv[1], sys.argv[1:])"]
         let checked = try await Executable.run(ignoring[0], Array(ignoring.dropFirst()) + [try Executable.path("ssvcd"), "--config", config, "--check-config"])
         #expect(checked.status == 0, "\(checked.standardError)")
-        #expect(checked.seconds < 5, "\(checked.seconds) s")
+        // Quick: not waiting for a child the kernel reaped itself. A bound
+        // far from a hang's and from a loaded machine's start (issue 49).
+        #expect(checked.seconds < 30, "\(checked.seconds) s")
         let daemon = try DaemonProcess(
             folder: folder, config: try String(contentsOfFile: config, encoding: .utf8), daemon: "", apps: "", arguments: [], environment: [:],
             wrapper: ignoring
