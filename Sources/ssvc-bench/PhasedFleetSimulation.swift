@@ -118,7 +118,7 @@ package struct PhasedFleetSimulation: Sendable {
     }
 
     package func run(required: Bool = false) -> Rollout {
-        var generator = SeededGenerator(seed: seed)
+        var generator = SplitMix64(seed: seed)
         let period = schedule.period(at: announced) ?? 86_400
         let end = announced.addingTimeInterval(max(window, caps.map(\.from).max() ?? 0) + 2 * period)
         let running = RunningVersion(key: "1.0")
@@ -178,21 +178,6 @@ package struct PhasedFleetSimulation: Sendable {
         } catch {
             return .failure("\(error)", retryAfter: nil, fetched: true)
         }
-    }
-}
-
-/// SplitMix64: random machine ids that are the same on every run.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
 

@@ -550,6 +550,29 @@ struct ConfigurationLoaderTests {
             try load("[[app]]\nname = \"m\"\nurl = \"https://x/y\"\nversion = \"1\"\nmin-interval-seconds = 5\n")
         }
         #expect(inMain?.description.contains("app.min-interval-seconds: is a [daemon] key: set it in [daemon] of the main file") == true, "\(inMain?.description ?? "")")
+        // Two: the first in the file is named, whatever the order of [daemon]'s keys.
+        let two = #expect(throws: ConfigurationError.self) {
+            try load("[[app]]\nname = \"m\"\nurl = \"https://x/y\"\nversion = \"1\"\nmin-interval-seconds = 5\nca-file = \"/c\"\n")
+        }
+        #expect(two?.description.contains("app.min-interval-seconds: is a [daemon] key") == true, "\(two?.description ?? "")")
+    }
+
+    @Test("an input is used only by an app that sets one of its keys: the loader asks none of an app that sets none")
+    func inputsNeedTheirKeys() throws {
+        let tables = [
+            ConfigTable(),
+            try TOMLParser().parse("name = \"a\"\nurl = \"https://x/y\"\nversion-package = \"bash\"\nschedule = \"daily\"\n"),
+        ]
+        for table in tables {
+            for packaged in [false, true] {
+                let context = InputContext(appID: "a", packaged: packaged, url: packaged ? nil : "https://x/y", dpkgStatus: "/var/lib/dpkg/status")
+                for input in AppInputs.all {
+                    var inputs = InputSettings()
+                    try input.load(TableReader(table, file: "a.toml", key: nil), app: context, into: &inputs)
+                    #expect(inputs.isEmpty, "\(input.name) is used by an app that sets none of its keys")
+                }
+            }
+        }
     }
 
     @Test("a misspelt table in the main file names its line (issue 51)")
@@ -557,6 +580,28 @@ struct ConfigurationLoaderTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let error = #expect(throws: ConfigurationError.self) { try load("# ssvcd\n\n[deamon]\ntimeout-seconds = 5\n") }
         #expect(error?.description.contains("deamon") == true && error?.description.hasSuffix("(line 3)") == true, "\(error?.description ?? "")")
+    }
+
+    @Test(
+        "many [[app]] tables load in the file's order, and the first fault in that order is the one named",
+        arguments: [1, 127, 128, 256, 1_000]
+    )
+    func manyApps(count: Int) throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        func app(_ index: Int, _ extra: String = "") -> String {
+            "[[app]]\nname = \"a\(index)\"\nurl = \"https://h/\(index)\"\nversion = \"1.\(index)\"\n\(extra)\n"
+        }
+        let loaded = try load((0..<count).map { app($0) }.joined())
+        #expect(loaded.apps.map(\.name) == (0..<count).map { "a\($0)" })
+        #expect(loaded.apps.map(\.url) == (0..<count).map { "https://h/\($0)" })
+        // Faults in the last app, then one in a middle app and in the last: the earlier is named, with its line.
+        for bad in Set([count - 1, count / 2]) {
+            let document = (0..<count).map { $0 == bad || $0 == count - 1 ? app($0, "bogus\($0) = 1") : app($0) }.joined()
+            let error = #expect(throws: ConfigurationError.self) { try load(document) }
+            let line = bad * 5 + 5
+            let text = error?.description ?? ""
+            #expect(text.contains("ssvcd.toml: app.bogus\(bad): unknown key") && text.hasSuffix("([[app]] 'a\(bad)', line \(line))"), "\(text)")
+        }
     }
 
     @Test("an unknown key of a megabyte is quoted cut, and costs no edit distance over its length")

@@ -19,10 +19,7 @@ public enum StableHash {
     /// (SplitMix64's finalizer): FNV-1a alone leaves the high bits of short
     /// keys that differ in their last byte too alike to be used as a fraction.
     public static func mixed(_ text: String) -> UInt64 {
-        var hash = value(text)
-        hash = (hash ^ (hash >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        hash = (hash ^ (hash >> 27)) &* 0x94D0_49BB_1331_11EB
-        return hash ^ (hash >> 31)
+        SplitMix64.mix(value(text))
     }
 
     /// A fraction in [0, 1) from `mixed`: 53 bits, as many as a Double holds.

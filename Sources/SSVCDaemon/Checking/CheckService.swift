@@ -1,6 +1,7 @@
 import Dispatch
 import FoundationEssentials
 import Logging
+import NIOConcurrencyHelpers
 import ServiceLifecycle
 import SSVCControl
 import SSVCCore
@@ -42,9 +43,16 @@ package actor CheckService: Service {
             self.readVersion = readVersion
         }
 
-        /// Dispatch wall time, real randomness, systemd's notify socket.
+        /// Dispatch wall time, randomness seeded from the system's,
+        /// systemd's notify socket. The spread needs no more than a good
+        /// statistical generator: `Double.random` asked the kernel
+        /// (getrandom) for every plan, 1,000 times at a 1,000-app start.
         package static var live: Runtime {
-            Runtime(clock: WallClock(), jitter: { Double.random(in: 0..<1) }, notify: { ServiceNotifier.shared.notify($0) })
+            let generator = NIOLockedValueBox(SplitMix64(seed: UInt64.random(in: .min ... .max)))
+            return Runtime(
+                clock: WallClock(), jitter: { generator.withLockedValue { Double.random(in: 0..<1, using: &$0) } },
+                notify: { ServiceNotifier.shared.notify($0) }
+            )
         }
     }
 
@@ -175,6 +183,10 @@ package actor CheckService: Service {
     /// Plans every app, settles the offers, writes the metrics and says READY=1.
     func start() {
         expectMirrorReads()
+        // Sized once, as in `deriveReports`.
+        plans.reserveCapacity(configuration.apps.count)
+        timers.reserveCapacity(configuration.apps.count)
+        generations.reserveCapacity(configuration.apps.count)
         for app in configuration.apps { arm(app.name, atStart: true) }
         deriveReports()
         settleOffers()
@@ -278,13 +290,24 @@ package actor CheckService: Service {
     /// derived now (and kept, and counted in STATUS=).
     func report(_ app: AppConfiguration, now: Date) -> AppReport {
         if let kept = reports[app.name], kept.holds(at: now) { return kept }
-        let report = AppReport(
-            app: app, state: state.apps[app.name] ?? AppState(), next: plans[app.name] ?? NextCheck(at: nil, reason: .manualOnly),
-            now: now, daemon: configuration.daemon
+        return keep(Self.derive(app, state: state.apps[app.name], plan: plans[app.name], now: now, daemon: configuration.daemon))
+    }
+
+    private static func derive(
+        _ app: AppConfiguration, state: AppState?, plan: NextCheck?, now: Date, daemon: DaemonSettings, restoring: Bool = false
+    ) -> AppReport {
+        AppReport(
+            app: app, state: state ?? AppState(), next: plan ?? NextCheck(at: nil, reason: .manualOnly), now: now, daemon: daemon,
+            restoring: restoring
         )
-        reports[app.name] = report
+    }
+
+    /// Keeps `report` as its app's, counted in STATUS=.
+    @discardableResult
+    private func keep(_ report: AppReport) -> AppReport {
+        reports[report.app.name] = report
         derivations += 1
-        tally.set(app.name, report.tally)
+        tally.set(report.app.name, report.tally)
         return report
     }
 
@@ -294,19 +317,26 @@ package actor CheckService: Service {
     /// reload changed, against what was told under the old ones.
     func deriveReports() {
         let now = runtime.clock.now
+        // Each table sized once: grown an app at a time, 1,000 apps' were
+        // rehashed ten times each (issue 55).
         reports = [:]
+        reports.reserveCapacity(configuration.apps.count)
         statusCache.invalidate()
         tally = StatusTally()
-        let names = Set(configuration.apps.map(\.name))
-        told = told.filter { names.contains($0.key) }
+        if !told.isEmpty {
+            let names = Set(configuration.apps.map(\.name))
+            told = told.filter { names.contains($0.key) }
+        }
+        told.reserveCapacity(configuration.apps.count)
         for app in configuration.apps {
-            _ = report(app, now: now)
-            if told[app.name] == nil {
-                told[app.name] = AppReport(
-                    app: app, state: state.apps[app.name] ?? AppState(), next: plans[app.name] ?? NextCheck(at: nil, reason: .manualOnly),
-                    now: now, daemon: configuration.daemon, restoring: true
-                ).told
-            }
+            let report = report(app, now: now)
+            guard told[app.name] == nil else { continue }
+            // Restoring changes only what the inputs' verdicts say: an app
+            // that uses none is told against the report just derived, not
+            // a second one (issue 55).
+            told[app.name] = report.verdicts.isEmpty ? report.told : Self.derive(
+                app, state: state.apps[app.name], plan: plans[app.name], now: now, daemon: configuration.daemon, restoring: true
+            ).told
         }
     }
 

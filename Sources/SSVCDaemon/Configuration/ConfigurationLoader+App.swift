@@ -7,6 +7,11 @@ extension ConfigurationLoader {
     /// The app keys, the inputs' included; ssvcd.toml(5) describes each
     /// (a test holds it to that).
     static let appKeys = AppKeys.all + AppInputs.keys + WindowKeys.all
+    static let appKeyNames = KeyNames(appKeys)
+    /// Every input's keys: an app that sets none uses no input (`AppInput.settings`).
+    static let inputKeyNames = Set(AppInputs.keys.map(\.name))
+    /// `[daemon]` keys no app may set.
+    static let daemonOnlyKeys = Set(daemonKeys.map(\.name)).subtracting(appKeyNames.set)
 
     /// Headers an app may not set: the request's framing, its target, and
     /// the credentials, which have keys of their own.
@@ -17,7 +22,7 @@ extension ConfigurationLoader {
     ) throws(ConfigurationError) -> AppConfiguration {
         let reader = TableReader(table, file: file, key: defaultName == nil ? "app" : nil)
         try rejectMisplaced(reader, appFile: defaultName != nil)
-        try reader.rejectUnknown(appKeys)
+        try reader.rejectUnknown(appKeyNames)
         guard let name = try reader.read(AppKeys.name) ?? defaultName else {
             throw reader.error(AppKeys.name, "missing")
         }
@@ -101,7 +106,10 @@ extension ConfigurationLoader {
         if let problem = AppKeyRules.appIDProblem(appID, format: format) { throw reader.error(AppKeys.appID, problem) }
         let context = InputContext(appID: appID, packaged: packaged, url: url, dpkgStatus: DpkgDatabase.statusPath(environment: environment))
         var inputs = InputSettings()
-        for input in AppInputs.all { try input.load(reader, app: context, into: &inputs) }
+        // Most apps use no input: none is asked to read a table without its keys.
+        if table.contains(where: { inputKeyNames.contains($0.key) }) {
+            for input in AppInputs.all { try input.load(reader, app: context, into: &inputs) }
+        }
         // public-keys sign the documents, and what an input reads as a
         // document (at signature-url for an app without url).
         let signature = try signatureRequirement(reader, url: url ?? AppInputs.all.compactMap { $0.source(in: inputs) }.first ?? "")
@@ -148,7 +156,7 @@ extension ConfigurationLoader {
         if appFile, reader.table["daemon"] != nil {
             throw reader.error("daemon", "[daemon] belongs in the main file (ssvcd.toml), not in an app file")
         }
-        for key in daemonKeys.map(\.name) where reader.table[key] != nil && !appKeys.contains(where: { $0.name == key }) {
+        for (key, _) in reader.table where daemonOnlyKeys.contains(key) {
             throw reader.error(key, "is a [daemon] key: set it in [daemon] of the main file, for every app")
         }
     }

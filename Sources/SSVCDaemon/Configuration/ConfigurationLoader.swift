@@ -62,6 +62,7 @@ package enum ConfigurationLoader {
             guard let array = list.array else {
                 throw ConfigurationError(file: mainFile, key: "app", problem: "expected [[app]] tables")
             }
+            apps.reserveCapacity(array.count)
             for (index, element) in array.enumerated() {
                 guard let table = element.table else {
                     throw ConfigurationError(file: mainFile, key: "app[\(index)]", problem: "expected a table")

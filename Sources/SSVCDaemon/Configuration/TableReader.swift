@@ -60,13 +60,20 @@ struct TableReader {
     }
 
     func rejectUnknown(_ known: [String]) throws(ConfigurationError) {
-        for (member, _) in table where !known.contains(member) {
-            // `"" = 1` is a key TOML allows and no table here has.
-            if member.isEmpty { throw error("\"\"", "an empty key: no key here is empty") }
-            let hint = KeyLocator.suggestion(for: member, among: known).map { " (did you mean `\($0)`?)" } ?? ""
-            // The key is quoted cut: an error line stays short whatever the file holds.
-            throw error(DisplayText.cut(member, bytes: 256), "unknown key\(hint)")
-        }
+        for (member, _) in table where !known.contains(member) { throw unknown(member, among: known) }
+    }
+
+    /// For the keys every app's table is held to (1,000 apps at a start).
+    func rejectUnknown(_ known: KeyNames) throws(ConfigurationError) {
+        for (member, _) in table where !known.set.contains(member) { throw unknown(member, among: known.list) }
+    }
+
+    private func unknown(_ member: String, among known: [String]) -> ConfigurationError {
+        // `"" = 1` is a key TOML allows and no table here has.
+        if member.isEmpty { return error("\"\"", "an empty key: no key here is empty") }
+        let hint = KeyLocator.suggestion(for: member, among: known).map { " (did you mean `\($0)`?)" } ?? ""
+        // The key is quoted cut: an error line stays short whatever the file holds.
+        return error(DisplayText.cut(member, bytes: 256), "unknown key\(hint)")
     }
 
     private func mismatch(_ member: String, _ expected: String, _ value: ConfigValue) -> ConfigurationError {
@@ -86,5 +93,17 @@ struct TableReader {
         guard let text = value.string else { throw mismatch(member, "a string", value) }
         if let problem = ConfigurationKey<String>.controlProblem(text) { throw error(member, problem) }
         return text
+    }
+}
+
+/// Key names as a table's keys are checked against them: a set to look
+/// each member up in, and the list in its order, for "did you mean".
+struct KeyNames {
+    let list: [String]
+    let set: Set<String>
+
+    init(_ entries: [KeyEntry]) {
+        list = entries.map(\.name)
+        set = Set(list)
     }
 }

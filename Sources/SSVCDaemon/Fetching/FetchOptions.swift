@@ -30,19 +30,25 @@ extension FetchOptions {
 extension AppConfiguration {
     /// The app's settings over the daemon's.
     package func fetchOptions(_ daemon: DaemonSettings) -> FetchOptions {
-        var policy = daemon.proxy
-        policy.app = proxy
         // The format's headers first: the app's own replace them.
         let formatHeaders = format.requestHeaders.map { RequestHeader(name: $0.name, value: $0.value) }
         return FetchOptions(
-            proxy: policy, headers: formatHeaders + headers, bearerToken: bearerToken, clientIdentity: clientIdentity ?? daemon.clientIdentity
+            proxy: proxyPolicy(daemon), headers: formatHeaders + headers, bearerToken: bearerToken, clientIdentity: clientIdentity ?? daemon.clientIdentity
         )
+    }
+
+    /// The daemon's proxy settings with the app's `proxy` over them.
+    func proxyPolicy(_ daemon: DaemonSettings) -> ProxyPolicy {
+        var policy = daemon.proxy
+        policy.app = proxy
+        return policy
     }
 
     /// The proxy its configured URL goes through, as the status shows it
     /// (password hidden); nil when direct or a file.
     package func proxyInUse(_ daemon: DaemonSettings) -> String? {
-        let policy = fetchOptions(daemon).proxy
+        // The policy alone: `fetchOptions` would copy the headers too.
+        let policy = proxyPolicy(daemon)
         // Most machines have no proxy: the URL is not parsed for nothing
         // (each report asks, 1,000 apps at a start; issue 55).
         guard !policy.isDirect, let target = url.flatMap(FetchTarget.init), target.scheme == "http" || target.scheme == "https" else { return nil }

@@ -35,7 +35,8 @@ protocol AppInput {
     static var metricFamilies: [MetricFamily] { get }
 
     /// Its settings from the app's table; nil when the app does not use it
-    /// (then none of its keys may be set).
+    /// (then none of its keys may be set). An app uses it only by setting
+    /// one of its keys: the loader does not ask of an app that sets none.
     static func settings(_ reader: TableReader, app: InputContext) throws(ConfigurationError) -> Settings?
     /// Where it reads from: the default signature URL of an app without
     /// `url` is derived from it; nil when it reads nothing `public-keys` sign.
@@ -198,10 +199,12 @@ package struct InputSettings: Sendable, Equatable {
 
     package init() {}
 
+    /// Most apps use no input: their settings are not hashed for (a
+    /// lookup per input per report, and per load; issue 55).
     subscript<Input: AppInput>(_ input: Input.Type) -> Input.Settings? {
-        get { values[Input.name] as? Input.Settings }
+        get { values.isEmpty ? nil : values[Input.name] as? Input.Settings }
         set {
-            if let newValue { values[Input.name] = newValue } else { values[Input.name] = nil }
+            if let newValue { values[Input.name] = newValue } else if !values.isEmpty { values[Input.name] = nil }
         }
     }
 

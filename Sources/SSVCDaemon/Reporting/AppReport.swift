@@ -55,7 +55,7 @@ final class AppReport: Sendable {
         self.state = state
         self.next = next
         self.now = now
-        let verdicts = AppInputs.all.compactMap { $0.verdict(app: app, state: state, now: now, restoring: restoring) }
+        let verdicts = app.inputs.isEmpty ? [] : AppInputs.all.compactMap { $0.verdict(app: app, state: state, now: now, restoring: restoring) }
         self.verdicts = verdicts
         let requirements = verdicts.compactMap { $0.requirement }
         let required = !requirements.isEmpty

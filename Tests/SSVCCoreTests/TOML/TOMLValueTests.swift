@@ -1,5 +1,5 @@
 import Testing
-import SSVCCore
+@testable import SSVCCore
 
 /// What each kind of TOML value becomes.
 @Suite("TOML: values")
@@ -84,6 +84,32 @@ struct TOMLValueTests {
         let table = try TOMLParser().parse("\"\u{E9}\" = 1\n\"e\u{301}\" = 2\n[\"\u{C5}\"]\n[\"\u{212B}\"]\n")
         #expect(table.members.map { Array($0.key.unicodeScalars) } == [["\u{E9}"], ["e", "\u{301}"], ["\u{C5}"], ["\u{212B}"]])
         #expect(throws: TOMLError.self) { try TOMLParser().parse("\"\u{E9}\" = 1\n\"\\u00e9\" = 2\n") }
+    }
+
+    @Test(
+        "a table of a few keys is scanned, a larger one indexed: both tell keys apart by code point and refuse a duplicate, at every size around the switch",
+        arguments: [1, TOMLTableBuilder.scanned - 1, TOMLTableBuilder.scanned, TOMLTableBuilder.scanned + 1, TOMLTableBuilder.scanned + 2, 3 * TOMLTableBuilder.scanned]
+    )
+    func keysAtEverySize(count: Int) throws {
+        let fillers = (0..<count).map { "k\($0) = \($0)\n" }.joined()
+        for header in ["", "[t]\n", "[[a]]\n", "u = { "] {
+            let close = header == "u = { " ? " }\n" : ""
+            func document(_ body: String) -> String {
+                header == "u = { " ? header + body.split(separator: "\n").joined(separator: ", ") + close : header + body
+            }
+            // Precomposed and decomposed é, after the fillers: two keys.
+            let table = try TOMLParser().parse(document(fillers + "\"\u{E9}\" = 1\n\"e\u{301}\" = 2\n"))
+            let members = header.isEmpty ? table : try #require(table.members.first?.value.table ?? table.members.first?.value.array?.first?.table)
+            #expect(members.members.count == count + 2)
+            #expect(members["k\(count - 1)"] == .int(count - 1))
+            // The first filler again, and é again in another spelling: refused.
+            #expect(throws: TOMLError.self) { try TOMLParser().parse(document(fillers + "k0 = 9\n")) }
+            #expect(throws: TOMLError.self) { try TOMLParser().parse(document(fillers + "\"\u{E9}\" = 1\n\"\\u00e9\" = 2\n")) }
+            // A dotted key through a table the fillers sit beside.
+            let dotted = try TOMLParser().parse(document(fillers + "d.x = 1\nd.y = 2\n"))
+            let dottedMembers = header.isEmpty ? dotted : try #require(dotted.members.first?.value.table ?? dotted.members.first?.value.array?.first?.table)
+            #expect(dottedMembers["d"]?.table?.members.map(\.key) == ["x", "y"])
+        }
     }
 
     @Test("the writer prints dotted keys and inline values that read back the same")
