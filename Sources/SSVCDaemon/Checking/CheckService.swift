@@ -290,7 +290,11 @@ package actor CheckService: Service {
     /// derived now (and kept, and counted in STATUS=).
     func report(_ app: AppConfiguration, now: Date) -> AppReport {
         if let kept = reports[app.name], kept.holds(at: now) { return kept }
-        return keep(Self.derive(app, state: state.apps[app.name], plan: plans[app.name], now: now, daemon: configuration.daemon))
+        let report = Self.derive(app, state: state.apps[app.name], plan: plans[app.name], now: now, daemon: configuration.daemon)
+        reports[app.name] = report
+        derivations += 1
+        tally.set(app.name, report.tally)
+        return report
     }
 
     private static func derive(
@@ -302,23 +306,14 @@ package actor CheckService: Service {
         )
     }
 
-    /// Keeps `report` as its app's, counted in STATUS=.
-    @discardableResult
-    private func keep(_ report: AppReport) -> AppReport {
-        reports[report.app.name] = report
-        derivations += 1
-        tally.set(report.app.name, report.tally)
-        return report
-    }
-
     /// Derives every app's report anew, and with them STATUS= (at start
     /// and after a reload). An app not told of before is told from now on
     /// against what its state says was last told; one whose settings a
     /// reload changed, against what was told under the old ones.
     func deriveReports() {
         let now = runtime.clock.now
-        // Each table sized once: grown an app at a time, 1,000 apps' were
-        // rehashed ten times each (issue 55).
+        // Each table sized once: grown an app at a time, a table of
+        // 1,000 apps was rehashed about ten times (issue 55).
         reports = [:]
         reports.reserveCapacity(configuration.apps.count)
         statusCache.invalidate()
